@@ -1,0 +1,125 @@
+//! Levels: the walkable area loaded from a level file (DESIGN §5), validated once, and the
+//! navigation mesh built from it with the queries avoidance needs (point location, paths,
+//! straight-line reachability, rays, nearest walls).
+
+mod error;
+mod format;
+mod funnel;
+mod grid;
+mod locate;
+mod navmesh;
+mod outline;
+mod path;
+mod polygons;
+mod raycast;
+mod search;
+mod walls;
+
+pub use error::{LevelError, LevelItem, LevelProblem};
+pub use format::LevelFile;
+pub use navmesh::{BoundaryEdge, NavMesh, PolygonId};
+pub use path::{CornerVertex, Path, PathCorner, PathError, PathOptions, Turn};
+pub use raycast::{FurthestPoint, RayHit};
+pub use walls::WallHit;
+
+use std::path::Path as FilePath;
+
+/// A validated level: its name, its source description and its navigation mesh.
+#[derive(Clone, Debug)]
+pub struct Level {
+    name: String,
+    source: LevelFile,
+    navmesh: NavMesh,
+}
+
+impl Level {
+    /// Read, parse and validate a level file. Errors name the file, the item and the problem.
+    pub fn load(path: impl AsRef<FilePath>) -> Result<Level, LevelError> {
+        let path = path.as_ref();
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| LevelError::Io {
+            origin: origin.clone(),
+            source,
+        })?;
+        Level::from_json(&text, &origin)
+    }
+
+    /// Parse and validate a level from JSON text; `origin` names it in errors (a file path, or
+    /// something like `scenario.json: level`).
+    pub fn from_json(text: &str, origin: &str) -> Result<Level, LevelError> {
+        let file: LevelFile = serde_json::from_str(text).map_err(|e| LevelError::Parse {
+            origin: origin.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message: {
+                // serde_json appends " at line L column C"; the location is already given.
+                let text = e.to_string();
+                match text.rfind(" at line ") {
+                    Some(i) => text[..i].to_owned(),
+                    None => text,
+                }
+            },
+        })?;
+        Level::from_file(file, origin)
+    }
+
+    /// Validate a parsed level description and build its navmesh.
+    pub fn from_file(file: LevelFile, origin: &str) -> Result<Level, LevelError> {
+        let invalid = |(item, problem): error::Invalid| LevelError::Invalid {
+            origin: origin.to_owned(),
+            level: file.name.clone(),
+            item,
+            problem,
+        };
+        let navmesh = match (&file.boundary, &file.vertices, &file.polygons) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return Err(invalid((LevelItem::Level, LevelProblem::MixedForms)));
+            }
+            (Some(boundary), None, None) => {
+                let t = outline::triangulate_outline(boundary, &file.holes).map_err(invalid)?;
+                let triangles = t.triangles.iter().map(|tri| tri.to_vec()).collect();
+                NavMesh::build(t.vertices, triangles).map_err(invalid)?
+            }
+            (None, Some(vertices), Some(polygons)) => {
+                if !file.holes.is_empty() {
+                    return Err(invalid((LevelItem::Level, LevelProblem::MixedForms)));
+                }
+                let (vertices, polygons) = polygons::validate_polygons(vertices, polygons).map_err(invalid)?;
+                NavMesh::build(vertices, polygons).map_err(invalid)?
+            }
+            (None, Some(_), None) => {
+                return Err(invalid((
+                    LevelItem::Level,
+                    LevelProblem::IncompleteShape { present: "vertices", missing: "polygons" },
+                )));
+            }
+            (None, None, Some(_)) => {
+                return Err(invalid((
+                    LevelItem::Level,
+                    LevelProblem::IncompleteShape { present: "polygons", missing: "vertices" },
+                )));
+            }
+            (None, None, None) => return Err(invalid((LevelItem::Level, LevelProblem::MissingShape))),
+        };
+        Ok(Level {
+            name: file.name.clone(),
+            source: file,
+            navmesh,
+        })
+    }
+
+    /// The level's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The description the level was loaded from.
+    pub fn source(&self) -> &LevelFile {
+        &self.source
+    }
+
+    /// The navigation mesh.
+    pub fn navmesh(&self) -> &NavMesh {
+        &self.navmesh
+    }
+}

@@ -1,0 +1,184 @@
+//! Path queries: from one on-mesh point to another, a corridor of polygons (A* over portals) and
+//! its shortest corner path (the funnel), keeping the agent radius from walls at the corners.
+
+use glam::DVec2;
+
+use super::funnel::{string_pull, Portal};
+use super::navmesh::{NavMesh, PolygonId, NONE};
+
+/// Options of a path query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathOptions {
+    /// Agent radius, metres, `>= 0`; default 0. Portals are shrunk by it at wall vertices, so the
+    /// corner path keeps this clearance at the corners it turns around, and gaps narrower than
+    /// twice the radius are not passable.
+    pub radius: f64,
+}
+
+impl Default for PathOptions {
+    fn default() -> Self {
+        PathOptions { radius: 0.0 }
+    }
+}
+
+impl PathOptions {
+    /// Options for an agent of the given collision radius (metres).
+    pub fn from_agent_radius(radius: f64) -> Self {
+        PathOptions { radius }
+    }
+}
+
+/// Which way a path turns at a corner, and so on which side of the path the wall vertex lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Turn {
+    /// Counter-clockwise around a vertex on the path's left.
+    Left,
+    /// Clockwise around a vertex on the path's right.
+    Right,
+}
+
+/// A mesh vertex a path turns around.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CornerVertex {
+    /// Index into [`NavMesh::vertices`].
+    pub index: u32,
+    /// Its position, metres.
+    pub position: DVec2,
+    /// Which way the path turns around it.
+    pub turn: Turn,
+}
+
+/// One point of a corner path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathCorner {
+    /// Where the path bends, metres (for interior corners: `radius` from the wall vertex along the
+    /// portal, so the agent clears it).
+    pub position: DVec2,
+    /// The mesh vertex the path turns around; `None` for the start and the goal.
+    pub around: Option<CornerVertex>,
+}
+
+/// A corner path across the mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Path {
+    /// Start, interior corners, goal; at least two entries (start and goal may coincide).
+    pub corners: Vec<PathCorner>,
+    /// The polygons crossed, start to goal.
+    pub corridor: Vec<PolygonId>,
+    /// The radius the path was planned for, metres.
+    pub radius: f64,
+}
+
+impl Path {
+    /// Length of the corner polyline, metres.
+    pub fn length(&self) -> f64 {
+        self.corners
+            .windows(2)
+            .map(|w| w[0].position.distance(w[1].position))
+            .sum()
+    }
+
+    /// The corner positions.
+    pub fn points(&self) -> Vec<DVec2> {
+        self.corners.iter().map(|c| c.position).collect()
+    }
+}
+
+/// Why a path query failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PathError {
+    #[error("the start ({}, {}) is not on the navmesh", .0.x, .0.y)]
+    StartOffMesh(DVec2),
+    #[error("the goal ({}, {}) is not on the navmesh", .0.x, .0.y)]
+    GoalOffMesh(DVec2),
+    #[error("the goal ({}, {}) is on another island of the navmesh than the start ({}, {})", .to.x, .to.y, .from.x, .from.y)]
+    Unreachable { from: DVec2, to: DVec2 },
+    #[error("no passage from ({}, {}) to ({}, {}) is wide enough for radius {radius} m", .from.x, .from.y, .to.x, .to.y)]
+    TooNarrow { from: DVec2, to: DVec2, radius: f64 },
+    #[error("the radius {0} is not a finite number >= 0")]
+    BadRadius(f64),
+}
+
+impl NavMesh {
+    /// The shortest corner path from `from` to `to` for an agent of `options.radius`: A* over the
+    /// polygon graph (Euclidean heuristic, node positions on the radius-shrunk portals), then the
+    /// funnel algorithm over the corridor's shrunk portals.
+    ///
+    /// Off-mesh points are an error, never silently snapped (use [`NavMesh::clamp`] first if that
+    /// is wanted).
+    pub fn find_path(&self, from: DVec2, to: DVec2, options: &PathOptions) -> Result<Path, PathError> {
+        let radius = options.radius;
+        if !(radius >= 0.0) || !radius.is_finite() {
+            return Err(PathError::BadRadius(radius));
+        }
+        let start = self.locate(from).ok_or(PathError::StartOffMesh(from))?;
+        let goal = self.locate(to).ok_or(PathError::GoalOffMesh(to))?;
+        if self.island(start) != self.island(goal) {
+            return Err(PathError::Unreachable { from, to });
+        }
+        let corridor = self
+            .corridor(start, from, goal, to, radius)
+            .ok_or(PathError::TooNarrow { from, to, radius })?;
+        let mut portals = Vec::with_capacity(corridor.len() + 1);
+        portals.push(Portal::point(from));
+        for pair in corridor.windows(2) {
+            let (left, right, lv, rv) = self.portal(pair[0], pair[1]).expect("corridor polygons are adjacent");
+            portals.push(self.shrunk_portal(left, right, lv, rv, radius));
+        }
+        portals.push(Portal::point(to));
+        let corners = string_pull(&portals, &self.vertices);
+        Ok(Path {
+            corners,
+            corridor: corridor.into_iter().map(PolygonId).collect(),
+            radius,
+        })
+    }
+
+    /// The shared edge from polygon `p` into its neighbour `q`, as seen walking from `p` to `q`:
+    /// (left point, right point, left vertex, right vertex).
+    pub(crate) fn portal(&self, p: u32, q: u32) -> Option<(DVec2, DVec2, u32, u32)> {
+        let range = self.corner_range(p);
+        let n = range.len();
+        for i in 0..n {
+            if self.neighbours[range.start + i] == q {
+                let a = self.corners[range.start + i];
+                let b = self.corners[range.start + (i + 1) % n];
+                // Leaving a counter-clockwise polygon through edge a→b, b is on the left.
+                return Some((self.vertices[b as usize], self.vertices[a as usize], b, a));
+            }
+        }
+        None
+    }
+
+    /// A portal with each wall-vertex end pulled inwards by `radius`; `None`-width portals collapse
+    /// to their midpoint (callers check [`NavMesh::portal_width`] first).
+    pub(crate) fn shrunk_portal(&self, left: DVec2, right: DVec2, lv: u32, rv: u32, radius: f64) -> Portal {
+        let along = right - left;
+        let len = along.length();
+        let shrink_left = if self.wall_vertex[lv as usize] { radius } else { 0.0 };
+        let shrink_right = if self.wall_vertex[rv as usize] { radius } else { 0.0 };
+        if len <= 0.0 || shrink_left + shrink_right >= len {
+            let mid = left + along * (shrink_left / (shrink_left + shrink_right).max(1e-300)).clamp(0.0, 1.0);
+            let mid = if len <= 0.0 { left } else { mid };
+            return Portal { left: mid, right: mid, left_vertex: lv, right_vertex: rv };
+        }
+        let u = along / len;
+        Portal {
+            left: left + u * shrink_left,
+            right: right - u * shrink_right,
+            left_vertex: lv,
+            right_vertex: rv,
+        }
+    }
+
+    /// Usable width of a portal for an agent of `radius`: its length minus `radius` at each
+    /// wall-vertex end.
+    pub(crate) fn portal_width(&self, left: DVec2, right: DVec2, lv: u32, rv: u32, radius: f64) -> f64 {
+        let shrink = |v: u32| if self.wall_vertex[v as usize] { radius } else { 0.0 };
+        left.distance(right) - shrink(lv) - shrink(rv)
+    }
+}
+
+#[allow(dead_code)]
+const _: u32 = NONE;

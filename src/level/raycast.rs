@@ -1,0 +1,174 @@
+//! Walking a straight segment across the mesh: straight-line reachability and the furthest
+//! on-mesh point along a ray.
+
+use glam::DVec2;
+
+use super::navmesh::{NavMesh, PolygonId, NONE};
+use crate::geometry::cross;
+
+/// Where a straight walk across the mesh ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// Fraction of the segment walked before leaving the mesh, in `[0, 1]`; `1` when the whole
+    /// segment is on the mesh.
+    pub fraction: f64,
+    /// The last on-mesh point: the segment's end when nothing was hit.
+    pub point: DVec2,
+    /// The wall that stopped the walk, if any, as (start, end); `None` when the segment's end was
+    /// reached or when the start itself is off the mesh.
+    pub wall: Option<(DVec2, DVec2)>,
+    /// The polygon holding `point`, `None` when the start is off the mesh.
+    pub polygon: Option<PolygonId>,
+}
+
+impl RayHit {
+    /// Whether the whole segment lies on the mesh.
+    pub fn reached(&self) -> bool {
+        self.fraction >= 1.0 && self.polygon.is_some()
+    }
+}
+
+/// The furthest point reachable in a straight line along a ray.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FurthestPoint {
+    /// The point, metres.
+    pub point: DVec2,
+    /// Its distance from the ray's origin, metres.
+    pub distance: f64,
+    /// Whether a wall stopped the ray before `max_distance`.
+    pub blocked: bool,
+    /// The wall that stopped it, as (start, end).
+    pub wall: Option<(DVec2, DVec2)>,
+}
+
+impl NavMesh {
+    /// Walk the segment `from → to` polygon by polygon (a Cyrus–Beck exit test in each convex
+    /// polygon) and report where it leaves the mesh. Grazing a wall corner or running along a wall
+    /// stays on the mesh (walls belong to it). Never panics: a non-finite or off-mesh start
+    /// gives `fraction` 0 and no polygon.
+    pub fn raycast(&self, from: DVec2, to: DVec2) -> RayHit {
+        let off = RayHit {
+            fraction: 0.0,
+            point: from,
+            wall: None,
+            polygon: None,
+        };
+        if !to.is_finite() {
+            return off;
+        }
+        let Some(start) = self.locate(from) else {
+            return off;
+        };
+        let d = to - from;
+        let mut poly = start.0;
+        let mut previous = NONE;
+        let mut t = 0.0f64;
+        // A walk crosses each polygon at most once; the cap only guards against numerical cycles.
+        let cap = self.polygon_count() * 2 + 8;
+        for _ in 0..cap {
+            let range = self.corner_range(poly);
+            let n = range.len();
+            // The exit: the edge whose half-plane bound on t is smallest. Ties (passing through a
+            // vertex) prefer an edge with a neighbour other than the one we came from.
+            let mut exit_t = f64::INFINITY;
+            let mut exit: Option<usize> = None;
+            for i in 0..n {
+                let a = self.vertices[self.corners[range.start + i] as usize];
+                let b = self.vertices[self.corners[range.start + (i + 1) % n] as usize];
+                let edge = b - a;
+                // Outward normal of a counter-clockwise polygon's edge is its right normal.
+                let leaving = -cross(edge, d); // = d · right_normal(edge)
+                if leaving <= 0.0 {
+                    continue;
+                }
+                let inside = cross(edge, from - a); // ≥ 0 when `from` is inside this edge
+                let te = inside / leaving;
+                let neighbour = self.neighbours[range.start + i];
+                let better = match exit {
+                    None => true,
+                    Some(j) => {
+                        let tie = (te - exit_t).abs() <= 1e-12 * (1.0 + exit_t.abs());
+                        if tie {
+                            let current = self.neighbours[range.start + j];
+                            let rank = |q: u32| if q == NONE { 0 } else if q == previous { 1 } else { 2 };
+                            rank(neighbour) > rank(current)
+                        } else {
+                            te < exit_t
+                        }
+                    }
+                };
+                if better {
+                    exit_t = te;
+                    exit = Some(i);
+                }
+            }
+            let Some(i) = exit else {
+                // Zero-length segment: it stays where it is.
+                return RayHit {
+                    fraction: 1.0,
+                    point: to,
+                    wall: None,
+                    polygon: Some(PolygonId(poly)),
+                };
+            };
+            if exit_t >= 1.0 {
+                return RayHit {
+                    fraction: 1.0,
+                    point: to,
+                    wall: None,
+                    polygon: Some(PolygonId(poly)),
+                };
+            }
+            t = t.max(exit_t);
+            let neighbour = self.neighbours[range.start + i];
+            if neighbour == NONE {
+                let a = self.vertices[self.corners[range.start + i] as usize];
+                let b = self.vertices[self.corners[range.start + (i + 1) % n] as usize];
+                return RayHit {
+                    fraction: t,
+                    point: from + d * t,
+                    wall: Some((a, b)),
+                    polygon: Some(PolygonId(poly)),
+                };
+            }
+            previous = poly;
+            poly = neighbour;
+        }
+        RayHit {
+            fraction: t,
+            point: from + d * t,
+            wall: None,
+            polygon: Some(PolygonId(poly)),
+        }
+    }
+
+    /// Whether the straight segment `from → to` lies on the mesh (walls included).
+    pub fn is_reachable(&self, from: DVec2, to: DVec2) -> bool {
+        self.raycast(from, to).reached()
+    }
+
+    /// The furthest on-mesh point from `origin` along `direction` (need not be unit), up to
+    /// `max_distance` metres. An off-mesh origin, a zero or non-finite direction, or a negative or
+    /// NaN distance gives the origin itself with distance 0.
+    pub fn furthest_along(&self, origin: DVec2, direction: DVec2, max_distance: f64) -> FurthestPoint {
+        let stay = FurthestPoint {
+            point: origin,
+            distance: 0.0,
+            blocked: true,
+            wall: None,
+        };
+        let Some(unit) = direction.try_normalize() else {
+            return stay;
+        };
+        if !(max_distance >= 0.0) || !max_distance.is_finite() || !self.contains(origin) {
+            return stay;
+        }
+        let hit = self.raycast(origin, origin + unit * max_distance);
+        FurthestPoint {
+            point: hit.point,
+            distance: hit.fraction * max_distance,
+            blocked: !hit.reached(),
+            wall: hit.wall,
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Nearest-wall queries through the wall grid: the closest boundary edge to a point with its
+//! tangent and outward normal, and clamping a point onto the mesh.
+
+use glam::DVec2;
+
+use super::navmesh::{NavMesh, PolygonId};
+use crate::geometry::closest_on_segment;
+
+/// The wall nearest to a point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WallHit {
+    /// Start of the wall edge (walkable side on the left of start → end).
+    pub start: DVec2,
+    /// End of the wall edge.
+    pub end: DVec2,
+    /// The point of the wall closest to the query point, metres.
+    pub point: DVec2,
+    /// Distance from the query point to `point`, metres.
+    pub distance: f64,
+    /// Unit direction of the wall, `start → end` (walkable side on its left).
+    pub tangent: DVec2,
+    /// Unit normal pointing out of the walkable area.
+    pub outward_normal: DVec2,
+    /// The polygon the wall belongs to.
+    pub polygon: PolygonId,
+}
+
+impl NavMesh {
+    /// The wall edge nearest to `point` within `max_distance` metres (use `f64::INFINITY` for no
+    /// limit), or `None` when there is none that close or the point is not finite. Ties go to the
+    /// lower-numbered wall, so the answer is deterministic.
+    pub fn nearest_wall(&self, point: DVec2, max_distance: f64) -> Option<WallHit> {
+        if !point.is_finite() || self.walls.is_empty() || max_distance.is_nan() {
+            return None;
+        }
+        let grid = &self.wall_grid;
+        let (columns, rows) = grid.dimensions();
+        let (c0, r0) = grid.clamped_cell(point);
+        let mut best: Option<(f64, u32, DVec2)> = None;
+        let rings = columns.max(rows);
+        for k in 0..=rings {
+            // Cells at Chebyshev ring distance k + 1 are at least k cells away from `point`.
+            let reach = k as f64 * grid.cell_size();
+            if reach > max_distance || best.is_some_and(|b| b.0 <= reach) {
+                break;
+            }
+            let (lo_c, hi_c) = (c0 as isize - k as isize, c0 as isize + k as isize);
+            let (lo_r, hi_r) = (r0 as isize - k as isize, r0 as isize + k as isize);
+            for r in lo_r..=hi_r {
+                if r < 0 || r >= rows as isize {
+                    continue;
+                }
+                let on_edge_row = r == lo_r || r == hi_r;
+                let mut c = lo_c;
+                while c <= hi_c {
+                    if c >= 0 && c < columns as isize {
+                        for &w in grid.items(c as usize, r as usize) {
+                            let [a, b, _] = self.walls[w as usize];
+                            let (q, _) = closest_on_segment(point, self.vertices[a as usize], self.vertices[b as usize]);
+                            let d = q.distance(point);
+                            let better = match best {
+                                None => true,
+                                Some((bd, bw, _)) => d < bd || (d == bd && w < bw),
+                            };
+                            if better {
+                                best = Some((d, w, q));
+                            }
+                        }
+                    }
+                    // Interior rows of the ring only have their two end cells on the ring.
+                    c += if on_edge_row || c == hi_c { 1 } else { (hi_c - lo_c).max(1) };
+                }
+            }
+        }
+        let (distance, w, q) = best?;
+        if distance > max_distance {
+            return None;
+        }
+        let [a, b, p] = self.walls[w as usize];
+        let (start, end) = (self.vertices[a as usize], self.vertices[b as usize]);
+        let tangent = (end - start).normalize_or_zero();
+        Some(WallHit {
+            start,
+            end,
+            point: q,
+            distance,
+            tangent,
+            outward_normal: DVec2::new(tangent.y, -tangent.x),
+            polygon: PolygonId(p),
+        })
+    }
+
+    /// Distance from `point` to the nearest wall, metres (`f64::INFINITY` for a wall-less mesh or a
+    /// non-finite point). Inside the mesh this is the point's clearance.
+    pub fn wall_distance(&self, point: DVec2) -> f64 {
+        self.nearest_wall(point, f64::INFINITY)
+            .map_or(f64::INFINITY, |w| w.distance)
+    }
+
+    /// `point` itself when it is on the mesh, otherwise the nearest point on a wall (which is the
+    /// nearest on-mesh point). A non-finite point gives `None`.
+    pub fn clamp(&self, point: DVec2) -> Option<DVec2> {
+        if !point.is_finite() {
+            return None;
+        }
+        if self.contains(point) {
+            return Some(point);
+        }
+        self.nearest_wall(point, f64::INFINITY).map(|w| w.point)
+    }
+}

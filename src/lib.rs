@@ -1,0 +1,21 @@
+//! `sidestep`: collision avoidance for preplanned, animation-driven locomotion.
+//!
+//! Characters ride exactly on smoothed Bézier [`Rail`]s over a navmesh ([`NavMesh`], loaded as a
+//! [`Level`]); the avoidance layers built on this foundation answer, each frame, whether an agent
+//! may keep going, must change speed, stop, or take a rewritten rail. See `docs/ARCHITECTURE.md`.
+
+mod geometry;
+mod level;
+// TEMP mod rail;
+mod render;
+#[cfg(feature = "navmesh")]
+mod interop;
+
+pub use level::*;
+// TEMP pub use rail::*;
+pub use render::*;
+#[cfg(feature = "navmesh")]
+pub use interop::*;
+
+/// The 2D vector type of the public API: metres, x right, y up.
+pub use glam::DVec2;

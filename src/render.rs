@@ -1,0 +1,1 @@
+//! Pictures of levels and rails (SVG).
