@@ -84,7 +84,24 @@ pub(crate) fn string_pull(portals: &[Portal], vertices: &[DVec2]) -> Vec<PathCor
     if corners.last().map(|c| c.position) != Some(goal) || corners.len() == 1 {
         corners.push(PathCorner { position: goal, around: None });
     }
+    drop_straight_corners(&mut corners);
     corners
+}
+
+/// Remove interior corners where the path bends by less than a micro-radian: portal ends moved
+/// by the clearance bisection can leave such near-collinear corners, which mean nothing.
+fn drop_straight_corners(corners: &mut Vec<PathCorner>) {
+    let mut i = 1;
+    while i + 1 < corners.len() {
+        let a = corners[i - 1].position;
+        let (b, c) = (corners[i].position, corners[i + 1].position);
+        let (d_in, d_out) = ((b - a).normalize_or_zero(), (c - b).normalize_or_zero());
+        if cross(d_in, d_out).abs() < 1e-6 && d_in.dot(d_out) > 0.0 {
+            corners.remove(i);
+        } else {
+            i += 1;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -123,8 +123,10 @@ impl NavMesh {
         let mut portals = Vec::with_capacity(corridor.len() + 1);
         portals.push(Portal::point(from));
         for pair in corridor.windows(2) {
-            let (left, right, lv, rv) = self.portal(pair[0], pair[1]).expect("corridor polygons are adjacent");
-            portals.push(self.shrunk_portal(left, right, lv, rv, radius));
+            let Some(portal) = self.clear_portal(pair[0], pair[1], radius) else {
+                return Err(PathError::TooNarrow { from, to, radius });
+            };
+            portals.push(portal);
         }
         portals.push(Portal::point(to));
         let corners = string_pull(&portals, &self.vertices);
@@ -149,6 +151,43 @@ impl NavMesh {
             }
         }
         None
+    }
+
+    /// The part of the portal from `p` into `q` whose points keep `radius` from every wall: the
+    /// ends are first pulled in by `radius` at wall vertices, then, where a nearby wall is still
+    /// closer than `radius`, moved towards the portal's clearest point by bisection (1e-7 m).
+    pub(crate) fn clear_portal(&self, p: u32, q: u32, radius: f64) -> Option<Portal> {
+        let (left, right, lv, rv) = self.portal(p, q)?;
+        let mut portal = self.shrunk_portal(left, right, lv, rv, radius);
+        if radius <= 0.0 {
+            return Some(portal);
+        }
+        let range = self.corner_range(p);
+        let slot = (0..range.len()).find(|&i| self.neighbours[range.start + i] == q)?;
+        // Clearest point; the stored parameter runs from the edge's first corner (`right`).
+        let (best_clearance, best_t) = self.portal_clearance[range.start + slot];
+        let best = right + (left - right) * best_t;
+        let tolerance = 1e-6;
+        for end in [&mut portal.left, &mut portal.right] {
+            if self.wall_distance(*end) >= radius - tolerance {
+                continue;
+            }
+            if best_clearance < radius - tolerance {
+                return None;
+            }
+            // Bisection between the clear point and the too-close end.
+            let (mut good, mut bad) = (best, *end);
+            while good.distance(bad) > 1e-7 {
+                let mid = (good + bad) * 0.5;
+                if self.wall_distance(mid) >= radius - tolerance {
+                    good = mid;
+                } else {
+                    bad = mid;
+                }
+            }
+            *end = good;
+        }
+        Some(portal)
     }
 
     /// A portal with each wall-vertex end pulled inwards by `radius`; `None`-width portals collapse

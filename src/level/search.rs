@@ -40,7 +40,7 @@ impl PartialOrd for Open {
 
 impl NavMesh {
     /// The polygons from `start` to `goal` (inclusive), or `None` when no corridor passes with
-    /// portals at least `2 × radius` wide (less at non-wall vertices).
+    /// portals whose best wall clearance is at least `radius`.
     pub(crate) fn corridor(&self, start: PolygonId, from: DVec2, goal: PolygonId, to: DVec2, radius: f64) -> Option<Vec<u32>> {
         if start == goal {
             return Some(vec![start.0]);
@@ -81,7 +81,7 @@ impl NavMesh {
                 let a = self.corners[range.start + i];
                 let b = self.corners[range.start + (i + 1) % count];
                 let (left, right) = (self.vertices[b as usize], self.vertices[a as usize]);
-                if radius > 0.0 && self.portal_width(left, right, b, a, radius) < 0.0 {
+                if radius > 0.0 && (self.portal_clearance[range.start + i].0 < radius || self.portal_width(left, right, b, a, radius) < 0.0) {
                     continue;
                 }
                 let portal = self.shrunk_portal(left, right, b, a, radius);
