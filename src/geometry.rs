@@ -42,12 +42,6 @@ pub fn closest_on_segment(p: DVec2, a: DVec2, b: DVec2) -> (DVec2, f64) {
     (a + ab * t, t)
 }
 
-/// Distance from `p` to segment `a b`.
-#[inline]
-pub fn distance_to_segment(p: DVec2, a: DVec2, b: DVec2) -> f64 {
-    closest_on_segment(p, a, b).0.distance(p)
-}
-
 /// Whether the closed segments `a b` and `c d` intersect (touching and collinear overlap count).
 pub fn segments_intersect(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> bool {
     let d1 = orient(c, d, a);
@@ -66,17 +60,6 @@ pub fn segments_intersect(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> bool {
         || (d2 == 0.0 && on(c, d, b))
         || (d3 == 0.0 && on(a, b, c))
         || (d4 == 0.0 && on(a, b, d))
-}
-
-/// Whether the segments `a b` and `c d` cross at a point interior to both (a proper crossing:
-/// touching at an endpoint or running along each other does not count).
-pub fn segments_cross_properly(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> bool {
-    let d1 = orient(c, d, a);
-    let d2 = orient(c, d, b);
-    let d3 = orient(a, b, c);
-    let d4 = orient(a, b, d);
-    ((d1 > 0.0 && d2 < 0.0) || (d1 < 0.0 && d2 > 0.0))
-        && ((d3 > 0.0 && d4 < 0.0) || (d3 < 0.0 && d4 > 0.0))
 }
 
 /// Even-odd point-in-polygon test (ray crossing). Points exactly on an edge may go either way.
@@ -114,16 +97,38 @@ mod tests {
 
     #[test]
     fn segment_distance() {
-        assert_eq!(distance_to_segment(v(1., 1.), v(0., 0.), v(2., 0.)), 1.0);
-        assert_eq!(distance_to_segment(v(3., 0.), v(0., 0.), v(2., 0.)), 1.0);
+        assert_eq!(
+            closest_on_segment(v(1., 1.), v(0., 0.), v(2., 0.))
+                .0
+                .distance(v(1., 1.)),
+            1.0
+        );
+        assert_eq!(
+            closest_on_segment(v(3., 0.), v(0., 0.), v(2., 0.)),
+            (v(2., 0.), 1.0)
+        );
     }
 
     #[test]
     fn intersections() {
-        assert!(segments_cross_properly(v(0., 0.), v(2., 2.), v(0., 2.), v(2., 0.)));
-        assert!(!segments_cross_properly(v(0., 0.), v(1., 0.), v(1., 0.), v(2., 1.)));
-        assert!(segments_intersect(v(0., 0.), v(1., 0.), v(1., 0.), v(2., 1.)));
-        assert!(!segments_intersect(v(0., 0.), v(1., 0.), v(0., 1.), v(1., 1.)));
+        assert!(segments_intersect(
+            v(0., 0.),
+            v(2., 2.),
+            v(0., 2.),
+            v(2., 0.)
+        ));
+        assert!(segments_intersect(
+            v(0., 0.),
+            v(1., 0.),
+            v(1., 0.),
+            v(2., 1.)
+        ));
+        assert!(!segments_intersect(
+            v(0., 0.),
+            v(1., 0.),
+            v(0., 1.),
+            v(1., 1.)
+        ));
     }
 
     #[test]

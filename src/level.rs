@@ -84,22 +84,31 @@ impl Level {
                 if !file.holes.is_empty() {
                     return Err(invalid((LevelItem::Level, LevelProblem::MixedForms)));
                 }
-                let (vertices, polygons) = polygons::validate_polygons(vertices, polygons).map_err(invalid)?;
+                let (vertices, polygons) =
+                    polygons::validate_polygons(vertices, polygons).map_err(invalid)?;
                 NavMesh::build(vertices, polygons).map_err(invalid)?
             }
             (None, Some(_), None) => {
                 return Err(invalid((
                     LevelItem::Level,
-                    LevelProblem::IncompleteShape { present: "vertices", missing: "polygons" },
+                    LevelProblem::IncompleteShape {
+                        present: "vertices",
+                        missing: "polygons",
+                    },
                 )));
             }
             (None, None, Some(_)) => {
                 return Err(invalid((
                     LevelItem::Level,
-                    LevelProblem::IncompleteShape { present: "polygons", missing: "vertices" },
+                    LevelProblem::IncompleteShape {
+                        present: "polygons",
+                        missing: "vertices",
+                    },
                 )));
             }
-            (None, None, None) => return Err(invalid((LevelItem::Level, LevelProblem::MissingShape))),
+            (None, None, None) => {
+                return Err(invalid((LevelItem::Level, LevelProblem::MissingShape)))
+            }
         };
         Ok(Level {
             name: file.name.clone(),

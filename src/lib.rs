@@ -5,17 +5,17 @@
 //! may keep going, must change speed, stop, or take a rewritten rail. See `docs/ARCHITECTURE.md`.
 
 mod geometry;
-mod level;
-// TEMP mod rail;
-mod render;
 #[cfg(feature = "navmesh")]
 mod interop;
+mod level;
+mod rail;
+mod render;
 
-pub use level::*;
-// TEMP pub use rail::*;
-pub use render::*;
 #[cfg(feature = "navmesh")]
 pub use interop::*;
+pub use level::*;
+pub use rail::*;
+pub use render::*;
 
 /// The 2D vector type of the public API: metres, x right, y up.
 pub use glam::DVec2;

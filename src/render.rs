@@ -1,1 +1,5 @@
-//! Pictures of levels and rails (SVG).
+//! Pictures of levels, paths and rails, for people: SVG now, richer views later.
+
+mod svg;
+
+pub use svg::{SvgOptions, SvgPicture};

@@ -46,7 +46,13 @@ fn every_bad_level_fixture_gives_its_message() {
 fn every_bad_level_fixture_is_covered() {
     let mut files: Vec<String> = std::fs::read_dir("fixtures/bad-levels")
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().trim_end_matches(".json").to_owned())
+        .map(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".json")
+                .to_owned()
+        })
         .collect();
     files.sort();
     let mut named: Vec<String> = CASES.iter().map(|c| c.0.to_owned()).collect();
@@ -58,7 +64,9 @@ fn every_bad_level_fixture_is_covered() {
 fn missing_file_names_the_file() {
     let e = Level::load("fixtures/levels/no-such-level.json").unwrap_err();
     assert!(matches!(e, LevelError::Io { .. }));
-    assert!(e.to_string().starts_with("fixtures/levels/no-such-level.json: cannot read the level file"));
+    assert!(e
+        .to_string()
+        .starts_with("fixtures/levels/no-such-level.json: cannot read the level file"));
 }
 
 #[test]
@@ -70,8 +78,17 @@ fn nan_coordinates_are_named() {
         ..Default::default()
     };
     let e = Level::from_file(file, "<code>").unwrap_err();
-    assert_eq!(e.to_string(), "<code>: level `nan`: boundary vertex 2 has a coordinate that is not a finite number");
-    assert_eq!(e.invalid(), Some((&LevelItem::Boundary { vertex: Some(2) }, &LevelProblem::NonFinite)));
+    assert_eq!(
+        e.to_string(),
+        "<code>: level `nan`: boundary vertex 2 has a coordinate that is not a finite number"
+    );
+    assert_eq!(
+        e.invalid(),
+        Some((
+            &LevelItem::Boundary { vertex: Some(2) },
+            &LevelProblem::NonFinite
+        ))
+    );
 
     let file = LevelFile {
         name: "nan-hole".into(),
@@ -80,7 +97,10 @@ fn nan_coordinates_are_named() {
         ..Default::default()
     };
     let e = Level::from_file(file, "<code>").unwrap_err();
-    assert_eq!(e.to_string(), "<code>: level `nan-hole`: hole 0 vertex 2 has a coordinate that is not a finite number");
+    assert_eq!(
+        e.to_string(),
+        "<code>: level `nan-hole`: hole 0 vertex 2 has a coordinate that is not a finite number"
+    );
 
     let file = LevelFile {
         name: "nan-vertex".into(),
@@ -89,5 +109,8 @@ fn nan_coordinates_are_named() {
         ..Default::default()
     };
     let e = Level::from_file(file, "<code>").unwrap_err();
-    assert_eq!(e.to_string(), "<code>: level `nan-vertex`: vertex 2 has a coordinate that is not a finite number");
+    assert_eq!(
+        e.to_string(),
+        "<code>: level `nan-vertex`: vertex 2 has a coordinate that is not a finite number"
+    );
 }

@@ -23,7 +23,11 @@ fn fixture_levels_have_the_designed_area() {
         ("mesh-rooms", 76.5),
     ] {
         let l = level(name);
-        assert!((l.navmesh().area() - area).abs() < 1e-9, "{name}: {}", l.navmesh().area());
+        assert!(
+            (l.navmesh().area() - area).abs() < 1e-9,
+            "{name}: {}",
+            l.navmesh().area()
+        );
         assert_eq!(l.navmesh().island_count(), 1, "{name}");
         assert_eq!(l.name(), name);
     }
@@ -94,7 +98,10 @@ fn nearest_wall_and_clamp() {
     assert_eq!(m.clamp(v(f64::NAN, 1.)), None);
     // Pillar faces are walls too.
     let hall = level("pillar-hall");
-    let w = hall.navmesh().nearest_wall(v(5., 6.), f64::INFINITY).unwrap();
+    let w = hall
+        .navmesh()
+        .nearest_wall(v(5., 6.), f64::INFINITY)
+        .unwrap();
     assert!((w.distance - 0.5).abs() < 1e-12);
     assert_eq!(w.outward_normal, v(0., -1.));
 }
@@ -102,7 +109,10 @@ fn nearest_wall_and_clamp() {
 #[test]
 fn path_through_the_door_turns_around_both_jambs() {
     let l = level("doorway");
-    let p = l.navmesh().find_path(v(2., 2.), v(18., 2.), &PathOptions::from_agent_radius(0.4)).unwrap();
+    let p = l
+        .navmesh()
+        .find_path(v(2., 2.), v(18., 2.), &PathOptions::from_agent_radius(0.4))
+        .unwrap();
     let corners: Vec<_> = p.corners.iter().filter_map(|c| c.around).collect();
     assert_eq!(corners.len(), 2, "{:?}", p.points());
     assert_eq!(corners[0].position, v(9.5, 4.4));
@@ -122,10 +132,16 @@ fn path_through_the_door_turns_around_both_jambs() {
 #[test]
 fn straight_path_when_in_sight() {
     let l = level("open-field");
-    let p = l.navmesh().find_path(v(1., 1.), v(29., 28.), &PathOptions::default()).unwrap();
+    let p = l
+        .navmesh()
+        .find_path(v(1., 1.), v(29., 28.), &PathOptions::default())
+        .unwrap();
     assert_eq!(p.corners.len(), 2);
     assert!((p.length() - v(1., 1.).distance(v(29., 28.))).abs() < 1e-12);
-    let same = l.navmesh().find_path(v(1., 1.), v(1., 1.), &PathOptions::default()).unwrap();
+    let same = l
+        .navmesh()
+        .find_path(v(1., 1.), v(1., 1.), &PathOptions::default())
+        .unwrap();
     assert_eq!(same.length(), 0.0);
 }
 
@@ -133,15 +149,37 @@ fn straight_path_when_in_sight() {
 fn path_errors() {
     let l = level("narrow-alcove");
     let m = l.navmesh();
-    let e = m.find_path(v(1., 0.5), v(19., 0.5), &PathOptions::from_agent_radius(0.6)).unwrap_err();
+    let e = m
+        .find_path(
+            v(1., 0.5),
+            v(19., 0.5),
+            &PathOptions::from_agent_radius(0.6),
+        )
+        .unwrap_err();
     assert!(matches!(e, PathError::TooNarrow { .. }), "{e}");
-    assert!(m.find_path(v(1., 0.5), v(19., 0.5), &PathOptions::from_agent_radius(0.45)).is_ok());
-    let e = m.find_path(v(1., 5.), v(19., 0.5), &PathOptions::default()).unwrap_err();
+    assert!(m
+        .find_path(
+            v(1., 0.5),
+            v(19., 0.5),
+            &PathOptions::from_agent_radius(0.45)
+        )
+        .is_ok());
+    let e = m
+        .find_path(v(1., 5.), v(19., 0.5), &PathOptions::default())
+        .unwrap_err();
     assert_eq!(e, PathError::StartOffMesh(v(1., 5.)));
     assert_eq!(e.to_string(), "the start (1, 5) is not on the navmesh");
-    let e = m.find_path(v(1., 0.5), v(f64::NAN, 0.5), &PathOptions::default()).unwrap_err();
+    let e = m
+        .find_path(v(1., 0.5), v(f64::NAN, 0.5), &PathOptions::default())
+        .unwrap_err();
     assert!(matches!(e, PathError::GoalOffMesh(_)));
-    let e = m.find_path(v(1., 0.5), v(2., 0.5), &PathOptions::from_agent_radius(-1.0)).unwrap_err();
+    let e = m
+        .find_path(
+            v(1., 0.5),
+            v(2., 0.5),
+            &PathOptions::from_agent_radius(-1.0),
+        )
+        .unwrap_err();
     assert!(matches!(e, PathError::BadRadius(_)));
 
     // A hole cutting the level in two makes two islands.
@@ -156,6 +194,9 @@ fn path_errors() {
     )
     .unwrap();
     assert_eq!(split.navmesh().island_count(), 2);
-    let e = split.navmesh().find_path(v(1., 2.), v(9., 2.), &PathOptions::default()).unwrap_err();
+    let e = split
+        .navmesh()
+        .find_path(v(1., 2.), v(9., 2.), &PathOptions::default())
+        .unwrap_err();
     assert!(matches!(e, PathError::Unreachable { .. }), "{e}");
 }

@@ -16,7 +16,10 @@ pub enum LevelItem {
     Vertex { index: usize },
     /// Polygon `polygon` (0-based) of the explicit form, or one of its corners (position in the
     /// polygon's index list).
-    Polygon { polygon: usize, corner: Option<usize> },
+    Polygon {
+        polygon: usize,
+        corner: Option<usize>,
+    },
 }
 
 impl fmt::Display for LevelItem {
@@ -66,7 +69,9 @@ pub enum LevelProblem {
     OutsideBoundary,
     #[error("edge ({a}, {b}) is shared by more than two polygons")]
     NonManifoldEdge { a: usize, b: usize },
-    #[error("overlaps polygon {other} (they traverse the shared edge ({a}, {b}) in the same direction)")]
+    #[error(
+        "overlaps polygon {other} (they traverse the shared edge ({a}, {b}) in the same direction)"
+    )]
     Overlapping { other: usize, a: usize, b: usize },
     #[error("has no walkable area left once the holes are cut out")]
     NoWalkableArea,

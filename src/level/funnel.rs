@@ -24,7 +24,12 @@ pub(crate) struct Portal {
 impl Portal {
     /// A degenerate portal at one point (the start or goal).
     pub fn point(p: DVec2) -> Portal {
-        Portal { left: p, right: p, left_vertex: NONE, right_vertex: NONE }
+        Portal {
+            left: p,
+            right: p,
+            left_vertex: NONE,
+            right_vertex: NONE,
+        }
     }
 }
 
@@ -32,15 +37,25 @@ impl Portal {
 pub(crate) fn string_pull(portals: &[Portal], vertices: &[DVec2]) -> Vec<PathCorner> {
     let start = portals[0].left;
     let goal = portals[portals.len() - 1].left;
-    let mut corners = vec![PathCorner { position: start, around: None }];
+    let mut corners = vec![PathCorner {
+        position: start,
+        around: None,
+    }];
     let (mut apex, mut left, mut right) = (start, start, start);
-    let (mut apex_i, mut left_i, mut right_i) = (0usize, 0usize, 0usize);
-    let mut push = |corners: &mut Vec<PathCorner>, p: DVec2, vertex: u32, turn: Turn| {
+    let (mut left_i, mut right_i) = (0usize, 0usize);
+    let push = |corners: &mut Vec<PathCorner>, p: DVec2, vertex: u32, turn: Turn| {
         if corners.last().is_some_and(|c| c.position == p) {
             return;
         }
-        let around = (vertex != NONE).then(|| CornerVertex { index: vertex, position: vertices[vertex as usize], turn });
-        corners.push(PathCorner { position: p, around });
+        let around = (vertex != NONE).then(|| CornerVertex {
+            index: vertex,
+            position: vertices[vertex as usize],
+            turn,
+        });
+        corners.push(PathCorner {
+            position: p,
+            around,
+        });
     };
     let mut i = 1;
     // Each restart moves the apex forward, so the loop ends; the cap guards against rounding.
@@ -57,10 +72,9 @@ pub(crate) fn string_pull(portals: &[Portal], vertices: &[DVec2]) -> Vec<PathCor
                 // The right side crossed the left: the left end is a corner, turning left.
                 push(&mut corners, left, portals[left_i].left_vertex, Turn::Left);
                 apex = left;
-                apex_i = left_i;
                 (left, right) = (apex, apex);
-                (left_i, right_i) = (apex_i, apex_i);
-                i = apex_i + 1;
+                right_i = left_i;
+                i = left_i + 1;
                 continue;
             }
         }
@@ -70,19 +84,26 @@ pub(crate) fn string_pull(portals: &[Portal], vertices: &[DVec2]) -> Vec<PathCor
                 left = pl;
                 left_i = i;
             } else {
-                push(&mut corners, right, portals[right_i].right_vertex, Turn::Right);
+                push(
+                    &mut corners,
+                    right,
+                    portals[right_i].right_vertex,
+                    Turn::Right,
+                );
                 apex = right;
-                apex_i = right_i;
                 (left, right) = (apex, apex);
-                (left_i, right_i) = (apex_i, apex_i);
-                i = apex_i + 1;
+                left_i = right_i;
+                i = right_i + 1;
                 continue;
             }
         }
         i += 1;
     }
     if corners.last().map(|c| c.position) != Some(goal) || corners.len() == 1 {
-        corners.push(PathCorner { position: goal, around: None });
+        corners.push(PathCorner {
+            position: goal,
+            around: None,
+        });
     }
     drop_straight_corners(&mut corners);
     corners
@@ -116,8 +137,18 @@ mod tests {
     fn straight_corridor_has_no_corners() {
         let portals = [
             Portal::point(v(0., 0.)),
-            Portal { left: v(1., 1.), right: v(1., -1.), left_vertex: NONE, right_vertex: NONE },
-            Portal { left: v(2., 1.), right: v(2., -1.), left_vertex: NONE, right_vertex: NONE },
+            Portal {
+                left: v(1., 1.),
+                right: v(1., -1.),
+                left_vertex: NONE,
+                right_vertex: NONE,
+            },
+            Portal {
+                left: v(2., 1.),
+                right: v(2., -1.),
+                left_vertex: NONE,
+                right_vertex: NONE,
+            },
             Portal::point(v(3., 0.)),
         ];
         let c = string_pull(&portals, &[]);
@@ -130,8 +161,18 @@ mod tests {
         let vertices = [v(2., 1.)];
         let portals = [
             Portal::point(v(0., 0.)),
-            Portal { left: v(2., 1.), right: v(2., -1.), left_vertex: 0, right_vertex: NONE },
-            Portal { left: v(2., 1.), right: v(4., 1.), left_vertex: 0, right_vertex: NONE },
+            Portal {
+                left: v(2., 1.),
+                right: v(2., -1.),
+                left_vertex: 0,
+                right_vertex: NONE,
+            },
+            Portal {
+                left: v(2., 1.),
+                right: v(4., 1.),
+                left_vertex: 0,
+                right_vertex: NONE,
+            },
             Portal::point(v(3., 5.)),
         ];
         let c = string_pull(&portals, &vertices);

@@ -18,10 +18,17 @@ pub(crate) struct Grid {
 impl Grid {
     /// Bucket `boxes` (item `i` has bounding box `boxes[i]`) over the region `min..max`, with
     /// cells of about `target_cell` metres, capped so the grid has at most `max_cells` cells.
-    pub fn build(min: DVec2, max: DVec2, target_cell: f64, max_cells: usize, boxes: &[(DVec2, DVec2)]) -> Grid {
+    pub fn build(
+        min: DVec2,
+        max: DVec2,
+        target_cell: f64,
+        max_cells: usize,
+        boxes: &[(DVec2, DVec2)],
+    ) -> Grid {
         let extent = (max - min).max(DVec2::splat(1e-6));
         let mut cell = target_cell.max(1e-3);
-        let cells_for = |c: f64| ((extent.x / c).ceil().max(1.0)) * ((extent.y / c).ceil().max(1.0));
+        let cells_for =
+            |c: f64| ((extent.x / c).ceil().max(1.0)) * ((extent.y / c).ceil().max(1.0));
         while cells_for(cell) > max_cells.max(1) as f64 {
             cell *= 1.25;
         }
@@ -75,8 +82,16 @@ impl Grid {
     /// The cell holding `p`, clamped onto the grid.
     pub fn clamped_cell(&self, p: DVec2) -> (usize, usize) {
         let q = (p - self.origin) / self.cell;
-        let c = if q.x.is_nan() { 0.0 } else { q.x.floor().clamp(0.0, (self.columns - 1) as f64) };
-        let r = if q.y.is_nan() { 0.0 } else { q.y.floor().clamp(0.0, (self.rows - 1) as f64) };
+        let c = if q.x.is_nan() {
+            0.0
+        } else {
+            q.x.floor().clamp(0.0, (self.columns - 1) as f64)
+        };
+        let r = if q.y.is_nan() {
+            0.0
+        } else {
+            q.y.floor().clamp(0.0, (self.rows - 1) as f64)
+        };
         (c as usize, r as usize)
     }
 
@@ -84,7 +99,11 @@ impl Grid {
     pub fn cell(&self, p: DVec2) -> Option<(usize, usize)> {
         let q = (p - self.origin) / self.cell;
         let eps = 1e-9;
-        if !(q.x >= -eps && q.y >= -eps && q.x <= self.columns as f64 + eps && q.y <= self.rows as f64 + eps) {
+        if !(q.x >= -eps
+            && q.y >= -eps
+            && q.x <= self.columns as f64 + eps
+            && q.y <= self.rows as f64 + eps)
+        {
             return None;
         }
         Some(self.clamped_cell(p))

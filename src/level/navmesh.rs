@@ -163,7 +163,9 @@ impl NavMesh {
                 (a.min(b), a.max(b))
             })
             .collect();
-        let wall_cell = ((max - min).x * (max - min).y / walls.len().max(1) as f64).sqrt().max(cell * 0.5);
+        let wall_cell = ((max - min).x * (max - min).y / walls.len().max(1) as f64)
+            .sqrt()
+            .max(cell * 0.5);
         let wall_grid = Grid::build(min, max, wall_cell, 4 * walls.len() + 64, &wall_boxes);
 
         let mut mesh = NavMesh {
@@ -298,7 +300,10 @@ impl NavMesh {
 
     /// Whether vertex `index` touches a wall.
     pub fn is_wall_vertex(&self, index: u32) -> bool {
-        self.wall_vertex.get(index as usize).copied().unwrap_or(false)
+        self.wall_vertex
+            .get(index as usize)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// The axis-aligned bounding box of the mesh, metres: (min, max).

@@ -32,7 +32,10 @@ pub(crate) fn triangulate_outline(
         let ring = validate_ring(hole, |vertex| LevelItem::Hole { hole: h, vertex })?;
         if lies_outside(&ring, &boundary) {
             return Err((
-                LevelItem::Hole { hole: h, vertex: None },
+                LevelItem::Hole {
+                    hole: h,
+                    vertex: None,
+                },
                 LevelProblem::OutsideBoundary,
             ));
         }
@@ -92,10 +95,16 @@ fn validate_ring(
         ));
     }
     // All vertices on one line: degenerate rather than "self-intersecting".
-    let far = ring.iter().copied().max_by(|a, b| a.distance_squared(ring[0]).total_cmp(&b.distance_squared(ring[0])));
+    let far = ring.iter().copied().max_by(|a, b| {
+        a.distance_squared(ring[0])
+            .total_cmp(&b.distance_squared(ring[0]))
+    });
     let far = far.unwrap_or(ring[0]);
     let span = far.distance(ring[0]);
-    if ring.iter().all(|&p| orient(ring[0], far, p).abs() <= 1e-12 * span * span) {
+    if ring
+        .iter()
+        .all(|&p| orient(ring[0], far, p).abs() <= 1e-12 * span * span)
+    {
         return Err((item(None), LevelProblem::Degenerate));
     }
     if let Some((edge, other)) = self_intersection(&ring) {
@@ -107,7 +116,9 @@ fn validate_ring(
             },
         ));
     }
-    let scale = ring.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+    let scale = ring
+        .iter()
+        .fold(0.0f64, |m, p| m.max(p.abs().max_element()));
     if signed_area2(&ring).abs() <= 1e-12 * scale.max(1.0).powi(2) {
         return Err((item(None), LevelProblem::Degenerate));
     }
@@ -165,7 +176,12 @@ fn lies_outside(hole: &[DVec2], boundary: &[DVec2]) -> bool {
     let (hn, bn) = (hole.len(), boundary.len());
     for i in 0..hn {
         for j in 0..bn {
-            if segments_intersect(hole[i], hole[(i + 1) % hn], boundary[j], boundary[(j + 1) % bn]) {
+            if segments_intersect(
+                hole[i],
+                hole[(i + 1) % hn],
+                boundary[j],
+                boundary[(j + 1) % bn],
+            ) {
                 return false;
             }
         }
@@ -206,7 +222,9 @@ fn triangulate(boundary: &[DVec2], holes: &[Vec<DVec2>]) -> Result<Triangulated,
             continue;
         }
         let centroid = (p[0] + p[1] + p[2]) / 3.0;
-        if !point_in_polygon(centroid, boundary) || holes.iter().any(|h| point_in_polygon(centroid, h)) {
+        if !point_in_polygon(centroid, boundary)
+            || holes.iter().any(|h| point_in_polygon(centroid, h))
+        {
             continue;
         }
         let mut tri = [0u32; 3];
@@ -236,7 +254,13 @@ mod tests {
     fn area(t: &Triangulated) -> f64 {
         t.triangles
             .iter()
-            .map(|tri| orient(t.vertices[tri[0] as usize], t.vertices[tri[1] as usize], t.vertices[tri[2] as usize]) / 2.0)
+            .map(|tri| {
+                orient(
+                    t.vertices[tri[0] as usize],
+                    t.vertices[tri[1] as usize],
+                    t.vertices[tri[2] as usize],
+                ) / 2.0
+            })
             .sum()
     }
 

@@ -107,7 +107,12 @@ impl NavMesh {
     ///
     /// Off-mesh points are an error, never silently snapped (use [`NavMesh::clamp`] first if that
     /// is wanted).
-    pub fn find_path(&self, from: DVec2, to: DVec2, options: &PathOptions) -> Result<Path, PathError> {
+    pub fn find_path(
+        &self,
+        from: DVec2,
+        to: DVec2,
+        options: &PathOptions,
+    ) -> Result<Path, PathError> {
         let radius = options.radius;
         if !(radius >= 0.0) || !radius.is_finite() {
             return Err(PathError::BadRadius(radius));
@@ -192,15 +197,36 @@ impl NavMesh {
 
     /// A portal with each wall-vertex end pulled inwards by `radius`; `None`-width portals collapse
     /// to their midpoint (callers check [`NavMesh::portal_width`] first).
-    pub(crate) fn shrunk_portal(&self, left: DVec2, right: DVec2, lv: u32, rv: u32, radius: f64) -> Portal {
+    pub(crate) fn shrunk_portal(
+        &self,
+        left: DVec2,
+        right: DVec2,
+        lv: u32,
+        rv: u32,
+        radius: f64,
+    ) -> Portal {
         let along = right - left;
         let len = along.length();
-        let shrink_left = if self.wall_vertex[lv as usize] { radius } else { 0.0 };
-        let shrink_right = if self.wall_vertex[rv as usize] { radius } else { 0.0 };
+        let shrink_left = if self.wall_vertex[lv as usize] {
+            radius
+        } else {
+            0.0
+        };
+        let shrink_right = if self.wall_vertex[rv as usize] {
+            radius
+        } else {
+            0.0
+        };
         if len <= 0.0 || shrink_left + shrink_right >= len {
-            let mid = left + along * (shrink_left / (shrink_left + shrink_right).max(1e-300)).clamp(0.0, 1.0);
+            let mid = left
+                + along * (shrink_left / (shrink_left + shrink_right).max(1e-300)).clamp(0.0, 1.0);
             let mid = if len <= 0.0 { left } else { mid };
-            return Portal { left: mid, right: mid, left_vertex: lv, right_vertex: rv };
+            return Portal {
+                left: mid,
+                right: mid,
+                left_vertex: lv,
+                right_vertex: rv,
+            };
         }
         let u = along / len;
         Portal {
@@ -213,8 +239,21 @@ impl NavMesh {
 
     /// Usable width of a portal for an agent of `radius`: its length minus `radius` at each
     /// wall-vertex end.
-    pub(crate) fn portal_width(&self, left: DVec2, right: DVec2, lv: u32, rv: u32, radius: f64) -> f64 {
-        let shrink = |v: u32| if self.wall_vertex[v as usize] { radius } else { 0.0 };
+    pub(crate) fn portal_width(
+        &self,
+        left: DVec2,
+        right: DVec2,
+        lv: u32,
+        rv: u32,
+        radius: f64,
+    ) -> f64 {
+        let shrink = |v: u32| {
+            if self.wall_vertex[v as usize] {
+                radius
+            } else {
+                0.0
+            }
+        };
         left.distance(right) - shrink(lv) - shrink(rv)
     }
 }

@@ -38,12 +38,12 @@ pub(crate) fn validate_polygons(
 
     let mut out = Vec::with_capacity(polygons.len());
     for (p, poly) in polygons.iter().enumerate() {
-        let item = |corner: Option<usize>| LevelItem::Polygon {
-            polygon: p,
-            corner,
-        };
+        let item = |corner: Option<usize>| LevelItem::Polygon { polygon: p, corner };
         if poly.len() < 3 {
-            return Err((item(None), LevelProblem::TooFewVertices { count: poly.len() }));
+            return Err((
+                item(None),
+                LevelProblem::TooFewVertices { count: poly.len() },
+            ));
         }
         let mut ids = Vec::with_capacity(poly.len());
         for (c, &index) in poly.iter().enumerate() {
@@ -108,6 +108,15 @@ mod tests {
             &[vec![0, 1, 2, 3, 4]],
         )
         .unwrap_err();
-        assert_eq!(err, (LevelItem::Polygon { polygon: 0, corner: Some(2) }, LevelProblem::NotConvex));
+        assert_eq!(
+            err,
+            (
+                LevelItem::Polygon {
+                    polygon: 0,
+                    corner: Some(2)
+                },
+                LevelProblem::NotConvex
+            )
+        );
     }
 }

@@ -90,7 +90,15 @@ impl NavMesh {
                         let tie = (te - exit_t).abs() <= 1e-12 * (1.0 + exit_t.abs());
                         if tie {
                             let current = self.neighbours[range.start + j];
-                            let rank = |q: u32| if q == NONE { 0 } else if q == previous { 1 } else { 2 };
+                            let rank = |q: u32| {
+                                if q == NONE {
+                                    0
+                                } else if q == previous {
+                                    1
+                                } else {
+                                    2
+                                }
+                            };
                             rank(neighbour) > rank(current)
                         } else {
                             te < exit_t
@@ -150,7 +158,12 @@ impl NavMesh {
     /// The furthest on-mesh point from `origin` along `direction` (need not be unit), up to
     /// `max_distance` metres. An off-mesh origin, a zero or non-finite direction, or a negative or
     /// NaN distance gives the origin itself with distance 0.
-    pub fn furthest_along(&self, origin: DVec2, direction: DVec2, max_distance: f64) -> FurthestPoint {
+    pub fn furthest_along(
+        &self,
+        origin: DVec2,
+        direction: DVec2,
+        max_distance: f64,
+    ) -> FurthestPoint {
         let stay = FurthestPoint {
             point: origin,
             distance: 0.0,

@@ -41,7 +41,14 @@ impl PartialOrd for Open {
 impl NavMesh {
     /// The polygons from `start` to `goal` (inclusive), or `None` when no corridor passes with
     /// portals whose best wall clearance is at least `radius`.
-    pub(crate) fn corridor(&self, start: PolygonId, from: DVec2, goal: PolygonId, to: DVec2, radius: f64) -> Option<Vec<u32>> {
+    pub(crate) fn corridor(
+        &self,
+        start: PolygonId,
+        from: DVec2,
+        goal: PolygonId,
+        to: DVec2,
+        radius: f64,
+    ) -> Option<Vec<u32>> {
         if start == goal {
             return Some(vec![start.0]);
         }
@@ -53,7 +60,10 @@ impl NavMesh {
         let mut open = BinaryHeap::new();
         g[start.0 as usize] = 0.0;
         entry[start.0 as usize] = from;
-        open.push(Open { f: from.distance(to), polygon: start.0 });
+        open.push(Open {
+            f: from.distance(to),
+            polygon: start.0,
+        });
         while let Some(Open { polygon: p, .. }) = open.pop() {
             let pu = p as usize;
             if closed[pu] {
@@ -81,7 +91,10 @@ impl NavMesh {
                 let a = self.corners[range.start + i];
                 let b = self.corners[range.start + (i + 1) % count];
                 let (left, right) = (self.vertices[b as usize], self.vertices[a as usize]);
-                if radius > 0.0 && (self.portal_clearance[range.start + i].0 < radius || self.portal_width(left, right, b, a, radius) < 0.0) {
+                if radius > 0.0
+                    && (self.portal_clearance[range.start + i].0 < radius
+                        || self.portal_width(left, right, b, a, radius) < 0.0)
+                {
                     continue;
                 }
                 let portal = self.shrunk_portal(left, right, b, a, radius);
@@ -98,7 +111,10 @@ impl NavMesh {
                     g[q as usize] = cost;
                     parent[q as usize] = p;
                     entry[q as usize] = if q == goal.0 { to } else { point };
-                    open.push(Open { f: cost + h, polygon: q });
+                    open.push(Open {
+                        f: cost + h,
+                        polygon: q,
+                    });
                 }
             }
         }
@@ -133,9 +149,19 @@ mod tests {
 
     #[test]
     fn crossing_point_picks_intersection_or_end() {
-        let p = crossing_point(DVec2::new(0., 0.), DVec2::new(2., 0.), DVec2::new(1., 1.), DVec2::new(1., -1.));
+        let p = crossing_point(
+            DVec2::new(0., 0.),
+            DVec2::new(2., 0.),
+            DVec2::new(1., 1.),
+            DVec2::new(1., -1.),
+        );
         assert!((p - DVec2::new(1., 0.)).length() < 1e-12);
-        let p = crossing_point(DVec2::new(0., 0.), DVec2::new(2., 0.), DVec2::new(1., 3.), DVec2::new(1., 1.));
+        let p = crossing_point(
+            DVec2::new(0., 0.),
+            DVec2::new(2., 0.),
+            DVec2::new(1., 3.),
+            DVec2::new(1., 1.),
+        );
         assert_eq!(p, DVec2::new(1., 1.));
     }
 }

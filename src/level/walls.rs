@@ -56,7 +56,11 @@ impl NavMesh {
                     if c >= 0 && c < columns as isize {
                         for &w in grid.items(c as usize, r as usize) {
                             let [a, b, _] = self.walls[w as usize];
-                            let (q, _) = closest_on_segment(point, self.vertices[a as usize], self.vertices[b as usize]);
+                            let (q, _) = closest_on_segment(
+                                point,
+                                self.vertices[a as usize],
+                                self.vertices[b as usize],
+                            );
                             let d = q.distance(point);
                             let better = match best {
                                 None => true,
@@ -68,7 +72,11 @@ impl NavMesh {
                         }
                     }
                     // Interior rows of the ring only have their two end cells on the ring.
-                    c += if on_edge_row || c == hi_c { 1 } else { (hi_c - lo_c).max(1) };
+                    c += if on_edge_row || c == hi_c {
+                        1
+                    } else {
+                        (hi_c - lo_c).max(1)
+                    };
                 }
             }
         }
