@@ -200,3 +200,55 @@ fn path_errors() {
         .unwrap_err();
     assert!(matches!(e, PathError::Unreachable { .. }), "{e}");
 }
+
+/// Regression: the ring search stopped one ring early and missed a nearer wall corner in the next
+/// cell (found by the rail property test on narrow-alcove).
+#[test]
+fn nearest_wall_finds_a_corner_in_the_next_cell() {
+    let l = level("narrow-alcove");
+    let p = v(10.842548600675222, 0.9729742496301127);
+    let w = l.navmesh().nearest_wall(p, f64::INFINITY).unwrap();
+    assert_eq!(w.point, v(11., 1.));
+    assert!((w.distance - p.distance(v(11., 1.))).abs() < 1e-12);
+}
+
+/// The grid answer matches a brute-force scan over every wall.
+#[test]
+fn nearest_wall_matches_brute_force() {
+    for name in [
+        "plaza",
+        "narrow-alcove",
+        "pillar-hall",
+        "crossroads",
+        "mesh-rooms",
+    ] {
+        let l = level(name);
+        let m = l.navmesh();
+        let (lo, hi) = m.bounds();
+        let mut state = 12345u64;
+        for _ in 0..2000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let a = (state >> 11) as f64 / (1u64 << 53) as f64;
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let b = (state >> 11) as f64 / (1u64 << 53) as f64;
+            let p = lo - v(2., 2.) + (hi - lo + v(4., 4.)) * v(a, b);
+            let brute = m
+                .boundary_edges()
+                .map(|e| {
+                    let ab = e.end - e.start;
+                    let t = ((p - e.start).dot(ab) / ab.length_squared()).clamp(0.0, 1.0);
+                    (e.start + ab * t).distance(p)
+                })
+                .fold(f64::INFINITY, f64::min);
+            let grid = m.nearest_wall(p, f64::INFINITY).unwrap().distance;
+            assert!(
+                (grid - brute).abs() < 1e-12,
+                "{name}: {p}: grid {grid} brute {brute}"
+            );
+        }
+    }
+}

@@ -5,6 +5,7 @@ use glam::DVec2;
 
 use super::funnel::{string_pull, Portal};
 use super::navmesh::{NavMesh, PolygonId, NONE};
+use crate::geometry::{closest_on_segment, cross};
 
 /// Options of a path query.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -114,7 +115,7 @@ impl NavMesh {
         options: &PathOptions,
     ) -> Result<Path, PathError> {
         let radius = options.radius;
-        if !(radius >= 0.0) || !radius.is_finite() {
+        if radius.is_nan() || radius < 0.0 || !radius.is_finite() {
             return Err(PathError::BadRadius(radius));
         }
         let start = self.locate(from).ok_or(PathError::StartOffMesh(from))?;
@@ -134,12 +135,133 @@ impl NavMesh {
             portals.push(portal);
         }
         portals.push(Portal::point(to));
-        let corners = string_pull(&portals, &self.vertices);
+        let mut corners = string_pull(&portals, &self.vertices);
+        if radius > 0.0 {
+            self.attribute_corners(&mut corners, radius);
+            self.wrap_close_vertices(&mut corners, &corridor, radius);
+        }
         Ok(Path {
             corners,
             corridor: corridor.into_iter().map(PolygonId).collect(),
             radius,
         })
+    }
+
+    /// Make each interior corner name the wall vertex it actually turns around. A portal end moved
+    /// by the clearance bisection can land next to another wall vertex than the portal's own; the
+    /// corner then belongs to the wall vertex nearest to it (within `2 × radius`), and a corner
+    /// with no wall vertex that close is a plain point (no vertex to wrap).
+    fn attribute_corners(&self, corners: &mut [PathCorner], radius: f64) {
+        let n = corners.len();
+        for corner in corners.iter_mut().take(n.saturating_sub(1)).skip(1) {
+            let Some(around) = corner.around else {
+                continue;
+            };
+            let reach = 2.0 * radius;
+            let nearest_vertex = self.nearest_wall(corner.position, reach).and_then(|w| {
+                [w.start, w.end]
+                    .into_iter()
+                    .filter(|e| e.distance(corner.position) <= reach)
+                    .min_by(|a, b| {
+                        a.distance(corner.position)
+                            .total_cmp(&b.distance(corner.position))
+                    })
+            });
+            let own = around.position.distance(corner.position) <= reach;
+            corner.around = match nearest_vertex {
+                Some(p)
+                    if p != around.position
+                        && (!own
+                            || p.distance(corner.position)
+                                < around.position.distance(corner.position)) =>
+                {
+                    self.vertex_index(p).map(|index| CornerVertex {
+                        index,
+                        position: p,
+                        turn: around.turn,
+                    })
+                }
+                _ if own => Some(around),
+                _ => None,
+            };
+        }
+    }
+
+    /// The index of the wall vertex at exactly `p`, through the wall grid.
+    fn vertex_index(&self, p: DVec2) -> Option<u32> {
+        let (c, r) = self.wall_grid.clamped_cell(p);
+        self.wall_grid
+            .items(c, r)
+            .iter()
+            .flat_map(|&w| [self.walls[w as usize][0], self.walls[w as usize][1]])
+            .find(|&v| self.vertices[v as usize] == p)
+    }
+
+    /// Insert, as corners, the corridor's wall vertices that a segment of the corner path passes
+    /// closer than `radius` to. Shrinking portals along their own direction does not keep a
+    /// straight segment `radius` away from a portal's end vertex (or from a vertex of the polygon
+    /// holding the goal); such a vertex is one the path must wrap. Each inserted corner sits
+    /// `radius` from its vertex towards the segment; the smoother then wraps the vertex with an arc
+    /// and drops corners the taut path does not touch.
+    fn wrap_close_vertices(&self, corners: &mut Vec<PathCorner>, corridor: &[u32], radius: f64) {
+        let mut candidates: Vec<u32> = corridor
+            .iter()
+            .flat_map(|&p| self.corners[self.corner_range(p)].iter().copied())
+            .filter(|&v| self.wall_vertex[v as usize])
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        // Each pass inserts at most one corner; a path cannot wrap a vertex twice in a row.
+        for _ in 0..2 * candidates.len() + 2 {
+            let mut worst: Option<(f64, usize, u32, DVec2)> = None;
+            for i in 0..corners.len() - 1 {
+                let (a, b) = (corners[i].position, corners[i + 1].position);
+                for &v in &candidates {
+                    let vp = self.vertices[v as usize];
+                    let (q, t) = closest_on_segment(vp, a, b);
+                    let d = q.distance(vp);
+                    let at_end = (t <= 0.0 && i == 0) || (t >= 1.0 && i + 2 == corners.len());
+                    let wrapped = |c: &PathCorner| c.around.is_some_and(|w| w.index == v);
+                    if d >= radius - 1e-9
+                        || at_end
+                        || wrapped(&corners[i])
+                        || wrapped(&corners[i + 1])
+                    {
+                        continue;
+                    }
+                    if worst.is_none_or(|w| d < w.0) {
+                        worst = Some((d, i, v, q));
+                    }
+                }
+            }
+            let Some((_, i, v, q)) = worst else { return };
+            let (a, b) = (corners[i].position, corners[i + 1].position);
+            let vp = self.vertices[v as usize];
+            let turn = if cross(b - a, vp - a) > 0.0 {
+                Turn::Left
+            } else {
+                Turn::Right
+            };
+            let away = (q - vp).try_normalize().unwrap_or_else(|| {
+                let n = (b - a).normalize_or_zero();
+                if turn == Turn::Left {
+                    DVec2::new(n.y, -n.x)
+                } else {
+                    DVec2::new(-n.y, n.x)
+                }
+            });
+            corners.insert(
+                i + 1,
+                PathCorner {
+                    position: vp + away * radius,
+                    around: Some(CornerVertex {
+                        index: v,
+                        position: vp,
+                        turn,
+                    }),
+                },
+            );
+        }
     }
 
     /// The shared edge from polygon `p` into its neighbour `q`, as seen walking from `p` to `q`:

@@ -56,7 +56,6 @@ impl NavMesh {
         let mut g = vec![f64::INFINITY; n];
         let mut parent = vec![NONE; n];
         let mut entry = vec![DVec2::ZERO; n];
-        let mut closed = vec![false; n];
         let mut open = BinaryHeap::new();
         g[start.0 as usize] = 0.0;
         entry[start.0 as usize] = from;
@@ -64,12 +63,20 @@ impl NavMesh {
             f: from.distance(to),
             polygon: start.0,
         });
-        while let Some(Open { polygon: p, .. }) = open.pop() {
+        while let Some(Open { f, polygon: p }) = open.pop() {
             let pu = p as usize;
-            if closed[pu] {
+            // Entry points make costs path-dependent, so a polygon may be improved after it was
+            // expanded: it is then reopened (stale heap entries are skipped by their f).
+            if f > g[pu]
+                + if p == goal.0 {
+                    0.0
+                } else {
+                    entry[pu].distance(to)
+                }
+                + 1e-9
+            {
                 continue;
             }
-            closed[pu] = true;
             if p == goal.0 {
                 let mut corridor = vec![p];
                 let mut at = p;
@@ -85,7 +92,7 @@ impl NavMesh {
             let count = range.len();
             for i in 0..count {
                 let q = self.neighbours[range.start + i];
-                if q == NONE || closed[q as usize] {
+                if q == NONE || q == parent[pu] {
                     continue;
                 }
                 let a = self.corners[range.start + i];

@@ -39,8 +39,10 @@ impl NavMesh {
         let mut best: Option<(f64, u32, DVec2)> = None;
         let rings = columns.max(rows);
         for k in 0..=rings {
-            // Cells at Chebyshev ring distance k + 1 are at least k cells away from `point`.
-            let reach = k as f64 * grid.cell_size();
+            // Cells at Chebyshev ring distance k are at least k − 1 cells away from `point`
+            // (which may lie anywhere in its own cell), so once the best wall is that close no
+            // further ring can hold a nearer one.
+            let reach = k.saturating_sub(1) as f64 * grid.cell_size();
             if reach > max_distance || best.is_some_and(|b| b.0 <= reach) {
                 break;
             }

@@ -86,9 +86,9 @@ impl NavMesh {
 
 /// Turn a corner path into a rail that wraps each corner vertex at the path's radius.
 ///
-/// Corners whose position is not within 1.5 × radius of their vertex (the portal clearance moved
-/// them away from another wall) and paths planned with radius 0 keep sharp corners (the rail is
-/// then only G0 there). Fails with [`RailError`] when the path has zero length.
+/// Each interior corner wraps its wall vertex at the path's radius, even where the portal
+/// clearance moved the corner point further out (that point only approximates the taut path around
+/// the vertex). Paths planned with radius 0 keep sharp corners (the rail is then only G0 there). Fails with [`RailError`] when the path has zero length.
 pub fn smooth_path(path: &Path) -> Result<Rail, RailError> {
     let r = path.radius;
     let mut wraps: Vec<Wrap> = Vec::with_capacity(path.corners.len());
@@ -96,17 +96,11 @@ pub fn smooth_path(path: &Path) -> Result<Rail, RailError> {
     for (i, corner) in path.corners.iter().enumerate() {
         let interior = i > 0 && i + 1 < n;
         let wrap = match corner.around {
-            Some(v)
-                if interior
-                    && r > 0.0
-                    && corner.position.distance(v.position) <= 1.5 * r + 1e-9 =>
-            {
-                Wrap {
-                    centre: v.position,
-                    radius: r,
-                    side: if v.turn == Turn::Left { 1.0 } else { -1.0 },
-                }
-            }
+            Some(v) if interior && r > 0.0 => Wrap {
+                centre: v.position,
+                radius: r,
+                side: if v.turn == Turn::Left { 1.0 } else { -1.0 },
+            },
             _ => Wrap::point(corner.position),
         };
         // Several portals can fan out of one vertex, giving consecutive corners around it: the
