@@ -173,7 +173,11 @@ impl NavMesh {
         let Some(unit) = direction.try_normalize() else {
             return stay;
         };
-        if max_distance.is_nan() || max_distance < 0.0 || !max_distance.is_finite() || !self.contains(origin) {
+        if max_distance.is_nan()
+            || max_distance < 0.0
+            || !max_distance.is_finite()
+            || !self.contains(origin)
+        {
             return stay;
         }
         let hit = self.raycast(origin, origin + unit * max_distance);
