@@ -19,3 +19,8 @@ pub use render::*;
 
 /// The 2D vector type of the public API: metres, x right, y up.
 pub use glam::DVec2;
+
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
