@@ -4,7 +4,7 @@
 use glam::DVec2;
 
 use super::funnel::{string_pull, Portal};
-use super::navmesh::{NavMesh, PolygonId, NONE};
+use super::navmesh::{NavMesh, PolygonId};
 use crate::geometry::{closest_on_segment, cross};
 
 /// Options of a path query.
@@ -329,16 +329,8 @@ impl NavMesh {
     ) -> Portal {
         let along = right - left;
         let len = along.length();
-        let shrink_left = if self.wall_vertex[lv as usize] {
-            radius
-        } else {
-            0.0
-        };
-        let shrink_right = if self.wall_vertex[rv as usize] {
-            radius
-        } else {
-            0.0
-        };
+        let (shrink_left, shrink_right) =
+            (self.wall_shrink(lv, radius), self.wall_shrink(rv, radius));
         if len <= 0.0 || shrink_left + shrink_right >= len {
             let mid = left
                 + along * (shrink_left / (shrink_left + shrink_right).max(1e-300)).clamp(0.0, 1.0);
@@ -359,6 +351,15 @@ impl NavMesh {
         }
     }
 
+    /// How far a portal end at vertex `v` is pulled in: `radius` at wall vertices, 0 inside.
+    fn wall_shrink(&self, v: u32, radius: f64) -> f64 {
+        if self.wall_vertex[v as usize] {
+            radius
+        } else {
+            0.0
+        }
+    }
+
     /// Usable width of a portal for an agent of `radius`: its length minus `radius` at each
     /// wall-vertex end.
     pub(crate) fn portal_width(
@@ -369,16 +370,6 @@ impl NavMesh {
         rv: u32,
         radius: f64,
     ) -> f64 {
-        let shrink = |v: u32| {
-            if self.wall_vertex[v as usize] {
-                radius
-            } else {
-                0.0
-            }
-        };
-        left.distance(right) - shrink(lv) - shrink(rv)
+        left.distance(right) - self.wall_shrink(lv, radius) - self.wall_shrink(rv, radius)
     }
 }
-
-#[allow(dead_code)]
-const _: u32 = NONE;
