@@ -2,6 +2,7 @@
 
 mod path;
 mod render;
+mod run;
 
 use std::process::ExitCode;
 
@@ -18,6 +19,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Play a scenario and print its metrics (DESIGN §6).
+    Run(run::RunArgs),
     /// Plan a rail across a level and print its segments and length.
     Path(path::PathArgs),
     /// Draw a level (and optionally planned rails) as SVG.
@@ -46,6 +49,7 @@ impl CliError {
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
+        Command::Run(args) => run::run(args),
         Command::Path(args) => path::run(args),
         Command::Render(args) => render::run(args),
     }

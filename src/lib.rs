@@ -4,18 +4,27 @@
 //! [`Level`]); the avoidance layers built on this foundation answer, each frame, whether an agent
 //! may keep going, must change speed, stop, or take a rewritten rail. See `docs/ARCHITECTURE.md`.
 
+mod detect;
 mod geometry;
 #[cfg(feature = "navmesh")]
 mod interop;
 mod level;
+mod queries;
 mod rail;
 mod render;
+mod resolve;
+mod sim;
+mod world;
 
+pub use detect::Collision;
 #[cfg(feature = "navmesh")]
 pub use interop::*;
 pub use level::*;
 pub use rail::*;
 pub use render::*;
+pub use resolve::*;
+pub use sim::*;
+pub use world::*;
 
 /// The 2D vector type of the public API: metres, x right, y up.
 pub use glam::DVec2;

@@ -174,6 +174,53 @@ impl SvgPicture {
         }
     }
 
+    /// Draw an open polyline (a trace), `width` pixels wide.
+    pub fn add_polyline(&mut self, points: &[DVec2], colour: &str, width: f64) {
+        if points.len() < 2 {
+            return;
+        }
+        let points: Vec<String> = points.iter().map(|&p| self.xy(p)).collect();
+        let _ = writeln!(
+            self.body,
+            r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="{:.1}" stroke-linecap="round" stroke-linejoin="round"/>"#,
+            points.join(" "),
+            escape(colour),
+            width
+        );
+    }
+
+    /// Draw a disc of `radius` metres: outlined, lightly filled.
+    pub fn add_disc(&mut self, centre: DVec2, radius: f64, colour: &str) {
+        let p = self.point(centre);
+        let _ = writeln!(
+            self.body,
+            r#"<circle cx="{:.3}" cy="{:.3}" r="{:.3}" fill="{c}" fill-opacity="0.25" stroke="{c}" stroke-width="1"/>"#,
+            p.x,
+            p.y,
+            radius.max(0.0) * self.scale,
+            c = escape(colour)
+        );
+    }
+
+    /// Draw a cross (a collision point), `size` pixels across.
+    pub fn add_cross(&mut self, at: DVec2, colour: &str, size: f64) {
+        let p = self.point(at);
+        let h = size * 0.5;
+        let _ = writeln!(
+            self.body,
+            r#"<path d="M{:.3} {:.3} L{:.3} {:.3} M{:.3} {:.3} L{:.3} {:.3}" stroke="{}" stroke-width="2.5"/>"#,
+            p.x - h,
+            p.y - h,
+            p.x + h,
+            p.y + h,
+            p.x - h,
+            p.y + h,
+            p.x + h,
+            p.y - h,
+            escape(colour)
+        );
+    }
+
     /// The finished SVG document.
     pub fn finish(self) -> String {
         let size = (self.max - self.min) * self.scale;

@@ -1,0 +1,171 @@
+//! The sweep: slide an agent's disc along its predicted motion one collision radius at a time
+//! and test it against a collider moved to the same times (chapter 22.3).
+
+use glam::DVec2;
+
+use super::moving_sphere::{closest_approach, first_contact, Contact};
+use super::trajectory::Trajectory;
+
+/// One sample of the agent's own sweep: time from now (s), position, arclength.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweepSample {
+    /// Seconds from now.
+    pub t: f64,
+    /// Predicted position, metres.
+    pub position: DVec2,
+    /// Predicted arclength, metres.
+    pub s: f64,
+}
+
+/// Sample the agent's trajectory for a sweep: from now until `duration` seconds (or until it
+/// stands at the end of its rail), one step per `radius` metres of travel at its fastest
+/// planned speed (the chapter's time per move), into `out` (cleared first).
+pub fn sample_agent(
+    trajectory: &mut Trajectory<'_>,
+    radius: f64,
+    duration: f64,
+    out: &mut Vec<SweepSample>,
+) {
+    out.clear();
+    let speed = trajectory.plan().max_speed();
+    let end = duration.min(trajectory.time_to_end());
+    let push = |t: f64, trajectory: &mut Trajectory<'_>, out: &mut Vec<SweepSample>| {
+        let position = trajectory.position(t);
+        out.push(SweepSample {
+            t,
+            position,
+            s: trajectory.s_at(t),
+        });
+    };
+    push(0.0, trajectory, out);
+    if speed <= 0.0 || end <= 0.0 {
+        return;
+    }
+    let step = radius.max(1e-3) / speed;
+    let steps = (end / step).ceil().min(10_000.0) as usize;
+    for k in 1..=steps {
+        let t = (k as f64 * step).min(end);
+        push(t, trajectory, out);
+    }
+}
+
+/// The first contact of a sweep against one collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairContact {
+    /// Seconds from now.
+    pub time: f64,
+    /// Agent centre at contact.
+    pub agent_position: DVec2,
+    /// Agent arclength at contact.
+    pub agent_s: f64,
+    /// Agent velocity over the step of contact, m/s.
+    pub agent_velocity: DVec2,
+    /// Collider centre at contact.
+    pub collider_position: DVec2,
+    /// Collider velocity over the step of contact, m/s.
+    pub collider_velocity: DVec2,
+    /// `(radii − closest distance over the step) / radii`, in `[0, 1]`.
+    pub overlap: f64,
+}
+
+/// Sweep the agent's `samples` against `collider` (moved to the same times), discs touching at
+/// centre distance `radii`. Stops at the first contact; ignores contacts after `cutoff` seconds.
+pub fn sweep_pair(
+    samples: &[SweepSample],
+    collider: &mut Trajectory<'_>,
+    radii: f64,
+    cutoff: f64,
+) -> Option<PairContact> {
+    let first = samples.first()?;
+    let mut b0 = collider.position(first.t);
+    if samples.len() == 1 {
+        // The agent does not move: only the collider's motion over... nothing to sweep.
+        return None;
+    }
+    for pair in samples.windows(2) {
+        let (p, q) = (pair[0], pair[1]);
+        if p.t > cutoff {
+            break;
+        }
+        let b1 = collider.position(q.t);
+        let da = q.position - p.position;
+        let db = b1 - b0;
+        if let Contact::At(u) = first_contact(p.position, da, b0, db, radii) {
+            let dt = (q.t - p.t).max(1e-12);
+            let time = p.t + u * (q.t - p.t);
+            if time > cutoff {
+                return None;
+            }
+            let (closest, _) = closest_approach(p.position, da, b0, db);
+            return Some(PairContact {
+                time,
+                agent_position: p.position + da * u,
+                agent_s: p.s + (q.s - p.s) * u,
+                agent_velocity: da / dt,
+                collider_position: b0 + db * u,
+                collider_velocity: db / dt,
+                overlap: ((radii - closest) / radii).clamp(0.0, 1.0),
+            });
+        }
+        b0 = b1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::trajectory::MotionPlan;
+    use super::*;
+    use crate::rail::Rail;
+
+    fn rail(a: (f64, f64), b: (f64, f64)) -> Rail {
+        Rail::from_points(&[DVec2::new(a.0, a.1), DVec2::new(b.0, b.1)]).unwrap()
+    }
+
+    #[test]
+    fn crossing_agents_meet_where_their_rails_cross() {
+        let ra = rail((0.0, 0.0), (10.0, 0.0));
+        let rb = rail((5.0, -5.0), (5.0, 5.0));
+        let mut a = Trajectory::on_rail(&ra, MotionPlan::cruising(0.0, 1.0));
+        let mut b = Trajectory::on_rail(&rb, MotionPlan::cruising(0.0, 1.0));
+        let mut samples = Vec::new();
+        sample_agent(&mut a, 0.4, 8.0, &mut samples);
+        assert!((samples[1].t - 0.4).abs() < 1e-12);
+        let hit = sweep_pair(&samples, &mut b, 0.8, f64::INFINITY).expect("they meet");
+        // Centres 0.8 apart: (5 - x)² + (5 - x)² = 0.64 at x = t.
+        let expected = 5.0 - 0.8 / 2f64.sqrt();
+        assert!((hit.time - expected).abs() < 1e-9, "{}", hit.time);
+        assert!(hit.overlap > 0.99);
+        // One second later the agent passes first: no contact.
+        let mut late = Trajectory::on_rail(&rb, MotionPlan::cruising(0.0, 0.5));
+        assert!(sweep_pair(&samples, &mut late, 0.8, f64::INFINITY).is_none());
+    }
+
+    #[test]
+    fn a_standing_collider_on_the_rail_is_hit_and_the_cutoff_is_respected() {
+        let ra = rail((0.0, 0.0), (10.0, 0.0));
+        let mut a = Trajectory::on_rail(&ra, MotionPlan::cruising(0.0, 2.0));
+        let mut samples = Vec::new();
+        sample_agent(&mut a, 0.4, 2.0, &mut samples);
+        let mut b = Trajectory::fixed(DVec2::new(3.0, 0.5));
+        let hit = sweep_pair(&samples, &mut b, 0.8, f64::INFINITY).unwrap();
+        let x = 3.0 - (0.64f64 - 0.25).sqrt();
+        assert!((hit.agent_position.x - x).abs() < 1e-9);
+        assert!((hit.time - x / 2.0).abs() < 1e-9);
+        assert_eq!(hit.collider_velocity, DVec2::ZERO);
+        assert!((hit.overlap - (0.8 - 0.5) / 0.8).abs() < 1e-9);
+        let mut b = Trajectory::fixed(DVec2::new(3.0, 0.5));
+        assert!(sweep_pair(&samples, &mut b, 0.8, 1.0).is_none());
+    }
+
+    #[test]
+    fn the_sweep_ends_with_the_rail() {
+        let ra = rail((0.0, 0.0), (2.0, 0.0));
+        let mut a = Trajectory::on_rail(&ra, MotionPlan::cruising(0.0, 1.0));
+        let mut samples = Vec::new();
+        sample_agent(&mut a, 0.4, 10.0, &mut samples);
+        assert!((samples.last().unwrap().t - 2.0).abs() < 1e-12);
+        let mut b = Trajectory::fixed(DVec2::new(4.0, 0.0));
+        assert!(sweep_pair(&samples, &mut b, 0.8, f64::INFINITY).is_none());
+    }
+}

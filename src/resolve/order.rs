@@ -1,0 +1,117 @@
+//! What the world tells the host to do with an agent this frame.
+
+use crate::detect::Collision;
+use crate::world::AgentKey;
+
+/// The answer to [`World::query`](crate::World::query): what the locomotion system should do
+/// with the agent now. The world applies it to its own copy of the agent at once, so queries
+/// later in the same frame see the new speed or phase (chapter 22.3).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Order {
+    /// Keep going at the current speed (or keep standing, for an agent with nowhere to go).
+    Continue,
+    /// Switch to another of the agent's speeds, m/s.
+    ChangeSpeed {
+        /// The new speed, one of the agent's gaits.
+        speed: f64,
+    },
+    /// Play the stop transition now and stand until told to start.
+    Stop {
+        /// Why.
+        cause: StopCause,
+    },
+    /// A standing agent whose way is clear: play the start transition toward `speed`.
+    Start {
+        /// The speed to start toward, m/s.
+        speed: f64,
+    },
+    /// A standing agent that wants to go but must not start yet.
+    Wait {
+        /// Seconds until the blocking agent is predicted to clear the way, when known.
+        clear_in: Option<f64>,
+    },
+}
+
+impl Order {
+    /// The order's kind, without its data.
+    pub fn kind(&self) -> OrderKind {
+        match self {
+            Order::Continue => OrderKind::Continue,
+            Order::ChangeSpeed { .. } => OrderKind::ChangeSpeed,
+            Order::Stop { .. } => OrderKind::Stop,
+            Order::Start { .. } => OrderKind::Start,
+            Order::Wait { .. } => OrderKind::Wait,
+        }
+    }
+}
+
+/// The kinds of [`Order`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OrderKind {
+    /// [`Order::Continue`].
+    Continue,
+    /// [`Order::ChangeSpeed`].
+    ChangeSpeed,
+    /// [`Order::Stop`].
+    Stop,
+    /// [`Order::Start`].
+    Start,
+    /// [`Order::Wait`].
+    Wait,
+}
+
+/// Why an agent was told to stop.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StopCause {
+    /// A predicted collision that no speed avoids; stopping within the stopping distance is
+    /// collision-free.
+    Collision(Collision),
+    /// A predicted collision that neither a speed change nor a clean stop avoids (it needs a
+    /// path rewrite); stopping is the least bad answer.
+    Unavoidable(Collision),
+    /// The host's last motion report was invalid (see
+    /// [`WorldError::InvalidMotion`](crate::WorldError::InvalidMotion)).
+    InvalidMotion,
+}
+
+/// The answer to [`World::collision_free_start`](crate::World::collision_free_start).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StartVerdict {
+    /// Starting now, with the start transition, is collision-free over the horizon.
+    Go,
+    /// An agent will be in the way; it is predicted to clear it in `clear_in` seconds.
+    Wait {
+        /// The agent in the way.
+        blocker: AgentKey,
+        /// Seconds until a start would be collision-free (at the latest time tried).
+        clear_in: f64,
+    },
+    /// An agent is in the way and does not clear it within the horizon (it stands there,
+    /// for instance).
+    Blocked {
+        /// The agent in the way.
+        blocker: AgentKey,
+    },
+}
+
+/// The answer to [`World::is_position_free`](crate::World::is_position_free) and
+/// [`World::is_path_free`](crate::World::is_path_free).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Occupancy {
+    /// Nobody's predicted motion comes through it in the time asked.
+    Free,
+    /// Another agent's disc comes through it.
+    Taken {
+        /// The first agent found in the way.
+        by: AgentKey,
+        /// Seconds from now when it does.
+        at: f64,
+    },
+}
+
+impl Occupancy {
+    /// Whether nobody is in the way.
+    pub fn is_free(&self) -> bool {
+        matches!(self, Occupancy::Free)
+    }
+}

@@ -1,0 +1,471 @@
+//! Trivial resolution (chapter 22.3): the per-frame query, speed changes, stops, starts and
+//! the follow distance (chapter 22.5).
+
+use glam::DVec2;
+
+use super::order::{Order, OrderKind, StartVerdict, StopCause};
+use crate::detect::{sample_agent, sweep_pair, Collision, MotionPlan, SweepSample, Trajectory};
+use crate::geometry::left_normal;
+use crate::rail::Rail;
+use crate::world::{plan_of, start_plan, stop_plan, AgentKey, Phase, World, WorldError};
+
+/// A collider moving within this angle of the agent's line counts as moving along it (for the
+/// side of the avoidance vector), degrees.
+const PARALLEL_DEGREES: f64 = 10.0;
+
+/// Steps of a delayed start tried by [`World::collision_free_start`], seconds.
+const START_DELAY_STEP: f64 = 0.25;
+
+/// One sweep to run: an agent's predicted motion on a rail.
+pub(crate) struct Sweep<'r> {
+    pub key: AgentKey,
+    pub rail: &'r Rail,
+    pub plan: MotionPlan,
+    /// Radii grow by this fraction (0 for detection, more for resuming).
+    pub inflation: f64,
+    /// Apply the chapter's "collider in front" exclusion.
+    pub front_only: bool,
+}
+
+impl World {
+    /// Ask what an agent should do this frame (chapter 22.3). The order takes effect in the
+    /// world at once. Runs, in order:
+    /// 1. checks: an invalid motion report gives a stop; no rail or nothing left, continue;
+    /// 2. a standing agent with a rail: start if the start is collision-free (and the
+    ///    commitment time since a stop has passed), else wait;
+    /// 3. a moving agent: sweep at the current speed;
+    /// 4. on a collision: the collision-free speed closest to the preferred one, else a stop
+    ///    (marked unavoidable when even the stopping distance is not collision-free);
+    /// 5. without one: slow down behind an agent walking the same way within the follow gap;
+    ///    else return toward the preferred speed once the commitment time has passed and an
+    ///    inflated sweep at that speed is clear.
+    pub fn query(&mut self, key: AgentKey) -> Result<crate::Order, WorldError> {
+        if !self.agents.contains_key(key) {
+            return Err(WorldError::UnknownAgent(key));
+        }
+        self.ensure_grid();
+        let mut candidates = std::mem::take(&mut self.scratch_candidates);
+        let mut samples = std::mem::take(&mut self.scratch_samples);
+        let (order, collision) = decide(self, key, &mut candidates, &mut samples);
+        self.scratch_candidates = candidates;
+        self.scratch_samples = samples;
+        self.apply(key, &order, collision);
+        Ok(order)
+    }
+
+    /// Query every agent once, in key order, into `orders` (cleared first; reuse it across
+    /// frames to avoid allocating).
+    pub fn query_all(&mut self, orders: &mut Vec<(AgentKey, Order)>) {
+        orders.clear();
+        self.ensure_grid();
+        for i in 0..self.dense.len() {
+            let key = self.dense[i];
+            if let Ok(order) = self.query(key) {
+                orders.push((key, order));
+            }
+        }
+    }
+
+    /// Apply an order to the world's copy of the agent.
+    fn apply(&mut self, key: AgentKey, order: &Order, collision: Option<Collision>) {
+        let now = self.time;
+        let Some(agent) = self.agents.get_mut(key) else {
+            return;
+        };
+        agent.collision = collision;
+        match *order {
+            Order::Continue | Order::Wait { .. } => return,
+            Order::ChangeSpeed { speed } => agent.motion.speed = speed,
+            Order::Stop { .. } => {
+                if agent.motion.phase != Phase::Standing {
+                    agent.motion.phase = Phase::Stopping { elapsed: 0.0 };
+                }
+            }
+            Order::Start { speed } => {
+                agent.motion.speed = speed;
+                agent.motion.phase = Phase::Starting { elapsed: 0.0 };
+            }
+        }
+        agent.last_order = order.kind();
+        agent.last_order_time = now;
+        self.refresh(key);
+    }
+}
+
+/// The decision for one agent (steps 1 to 5 of [`World::query`]).
+fn decide(
+    world: &World,
+    key: AgentKey,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> (Order, Option<Collision>) {
+    let agent = &world.agents[key];
+    let config = world.config();
+    // 1. Checks.
+    if agent.invalid_motion {
+        return match agent.motion().phase {
+            Phase::Standing => (Order::Wait { clear_in: None }, None),
+            _ => (
+                Order::Stop {
+                    cause: StopCause::InvalidMotion,
+                },
+                None,
+            ),
+        };
+    }
+    let Some(rail) = agent.rail() else {
+        return (Order::Continue, None);
+    };
+    let motion = agent.motion();
+    let desc = agent.desc();
+    let since_order = world.time - agent.last_order_time;
+    match motion.phase {
+        Phase::Stopping { .. } => return (Order::Continue, None),
+        Phase::Standing => {
+            if !agent.wants_to_move() {
+                return (Order::Continue, None);
+            }
+            // 2. Start when clear.
+            if agent.last_order == OrderKind::Stop && since_order < config.commitment {
+                return (Order::Wait { clear_in: None }, None);
+            }
+            let verdict = start_verdict(
+                world,
+                key,
+                rail,
+                motion.s,
+                config.resume_inflation,
+                candidates,
+                samples,
+            );
+            let order = match verdict {
+                StartVerdict::Go => Order::Start {
+                    speed: desc.preferred_speed,
+                },
+                StartVerdict::Wait { clear_in, .. } => Order::Wait {
+                    clear_in: Some(clear_in),
+                },
+                StartVerdict::Blocked { .. } => Order::Wait { clear_in: None },
+            };
+            return (order, None);
+        }
+        Phase::Moving | Phase::Starting { .. } => {}
+    }
+    let plan_at = |speed: f64| match motion.phase {
+        Phase::Starting { elapsed } => start_plan(desc, motion.s, speed, elapsed),
+        _ => MotionPlan::cruising(motion.s, speed),
+    };
+    // 3. Sweep at the current speed.
+    let sweep = |plan: MotionPlan,
+                 inflation: f64,
+                 candidates: &mut Vec<u32>,
+                 samples: &mut Vec<SweepSample>| {
+        detect(
+            world,
+            &Sweep {
+                key,
+                rail,
+                plan,
+                inflation,
+                front_only: true,
+            },
+            candidates,
+            samples,
+        )
+    };
+    let current = plan_of(desc, &motion);
+    if let Some(collision) = sweep(current, 0.0, candidates, samples) {
+        // 4. Another speed, else stop.
+        for speed in speeds_by_preference(desc, |v| v != motion.speed) {
+            if sweep(plan_at(speed), 0.0, candidates, samples).is_none() {
+                return (Order::ChangeSpeed { speed }, Some(collision));
+            }
+        }
+        let stop = stop_plan(desc, motion.s, motion.speed);
+        let cause = if sweep(stop, 0.0, candidates, samples).is_none() {
+            StopCause::Collision(collision)
+        } else {
+            StopCause::Unavoidable(collision)
+        };
+        return (Order::Stop { cause }, Some(collision));
+    }
+    // 5. Follow distance, then the way back to the preferred speed.
+    let leader = follow_leader(world, key, 1.0, candidates);
+    if let Some(leader_speed) = leader {
+        if motion.speed > leader_speed {
+            let slower = desc
+                .gaits
+                .iter()
+                .map(|g| g.speed)
+                .filter(|&v| v <= leader_speed)
+                .fold(None, |best: Option<f64>, v| {
+                    Some(best.map_or(v, |b| b.max(v)))
+                })
+                .unwrap_or_else(|| {
+                    desc.gaits
+                        .iter()
+                        .map(|g| g.speed)
+                        .fold(f64::INFINITY, f64::min)
+                });
+            if slower < motion.speed {
+                return (Order::ChangeSpeed { speed: slower }, None);
+            }
+        }
+        return (Order::Continue, None);
+    }
+    if motion.speed != desc.preferred_speed && since_order >= config.commitment {
+        // Hysteresis: a leader a little beyond the follow gap still caps the speed.
+        let cap = follow_leader(world, key, 1.5, candidates).unwrap_or(f64::INFINITY);
+        let off = (motion.speed - desc.preferred_speed).abs();
+        for speed in speeds_by_preference(desc, |v| {
+            (v - desc.preferred_speed).abs() < off && v <= cap.max(motion.speed)
+        }) {
+            if sweep(plan_at(speed), config.resume_inflation, candidates, samples).is_none() {
+                return (Order::ChangeSpeed { speed }, None);
+            }
+        }
+    }
+    (Order::Continue, None)
+}
+
+/// The agent's speeds that pass `keep`, closest to the preferred speed first (slower first on
+/// ties).
+fn speeds_by_preference(
+    desc: &crate::AgentDesc,
+    keep: impl Fn(f64) -> bool,
+) -> impl Iterator<Item = f64> {
+    let preferred = desc.preferred_speed;
+    let mut speeds: [f64; 16] = [0.0; 16];
+    let mut n = 0;
+    for g in desc.gaits.iter().take(16) {
+        if keep(g.speed) {
+            speeds[n] = g.speed;
+            n += 1;
+        }
+    }
+    speeds[..n].sort_by(|a, b| {
+        let (da, db) = ((a - preferred).abs(), (b - preferred).abs());
+        da.total_cmp(&db).then(a.total_cmp(b))
+    });
+    speeds.into_iter().take(n)
+}
+
+/// The speed of the nearest agent walking the same way ahead of `key`, on its line, within
+/// `scale` × its follow gap (chapter 22.5).
+fn follow_leader(
+    world: &World,
+    key: AgentKey,
+    scale: f64,
+    candidates: &mut Vec<u32>,
+) -> Option<f64> {
+    let config = world.config();
+    let agent = &world.agents[key];
+    let (p, dir, r) = (agent.position(), agent.direction(), agent.desc().radius);
+    let gap = agent.desc().follow_gap * scale;
+    let cos_same = config.follow_degrees.to_radians().cos();
+    candidates.clear();
+    world
+        .grid
+        .near(p, gap + 2.0 * r + world.max_reach, candidates);
+    let mut best: Option<(f64, f64)> = None;
+    for &i in candidates.iter() {
+        let other_key = world.dense[i as usize];
+        if other_key == key {
+            continue;
+        }
+        let other = &world.agents[other_key];
+        let m = other.motion();
+        if !matches!(m.phase, Phase::Moving | Phase::Starting { .. }) || m.speed <= 0.0 {
+            continue;
+        }
+        let to = other.position() - p;
+        if to.dot(dir) <= 0.0 || dir.dot(other.direction()) < cos_same {
+            continue;
+        }
+        let radii = r + other.desc().radius;
+        if dir.perp_dot(to).abs() > radii + 2.0 * config.margin {
+            continue;
+        }
+        let d = to.length() - radii;
+        if d < gap && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, m.speed));
+        }
+    }
+    best.map(|(_, v)| v)
+}
+
+/// Whether a standing agent may start now along `rail` from `s`, with its start transition
+/// toward its preferred speed; when not, the first delay (in steps of 0.25 s up to the
+/// horizon) after which it could.
+pub(crate) fn start_verdict(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    s: f64,
+    inflation: f64,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> StartVerdict {
+    let desc = world.agents[key].desc();
+    let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
+    let run = |plan: MotionPlan, candidates: &mut Vec<u32>, samples: &mut Vec<SweepSample>| {
+        detect(
+            world,
+            &Sweep {
+                key,
+                rail,
+                plan,
+                inflation,
+                front_only: true,
+            },
+            candidates,
+            samples,
+        )
+    };
+    let Some(first) = run(plan, candidates, samples) else {
+        return StartVerdict::Go;
+    };
+    let steps = (world.config().horizon / START_DELAY_STEP).ceil() as usize;
+    for k in 1..=steps {
+        let delay = k as f64 * START_DELAY_STEP;
+        let delayed = MotionPlan {
+            still: plan.still + delay,
+            ..plan
+        };
+        if run(delayed, candidates, samples).is_none() {
+            return StartVerdict::Wait {
+                blocker: first.collider,
+                clear_in: delay,
+            };
+        }
+    }
+    StartVerdict::Blocked {
+        blocker: first.collider,
+    }
+}
+
+/// The sweep of chapter 22.3 against every candidate collider: the earliest collision.
+///
+/// Duration: the plan's standing and transition parts, then the stopping time plus the horizon
+/// at the final speed. Exclusion tests: the collider is in front (dot product with the
+/// direction of travel, when `front_only`), and the two detection-range discs meet.
+pub(crate) fn detect(
+    world: &World,
+    sweep: &Sweep<'_>,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> Option<Collision> {
+    let config = world.config();
+    let agent = &world.agents[sweep.key];
+    let desc = agent.desc();
+    let plan = sweep.plan;
+    if !plan.moves() {
+        return None;
+    }
+    let mut duration = plan.still + plan.transition_time + config.horizon;
+    if plan.speed > 0.0 {
+        duration += desc.stop_distance(plan.speed) / plan.speed;
+    }
+    let mut trajectory = Trajectory::on_rail(sweep.rail, plan);
+    let origin = sweep.rail.sample(plan.s);
+    let range = (plan.s_at(duration) - plan.s).max(0.0);
+    sample_agent(&mut trajectory, desc.radius, duration, samples);
+    let grow = 1.0 + sweep.inflation;
+    let reach = range + world.max_reach + desc.radius + 2.0 * config.margin;
+    candidates.clear();
+    world.grid.near(origin.position, reach * grow, candidates);
+    let mut best: Option<(crate::detect::PairContact, AgentKey)> = None;
+    for &i in candidates.iter() {
+        let other_key = world.dense[i as usize];
+        if other_key == sweep.key {
+            continue;
+        }
+        let other = &world.agents[other_key];
+        let to = other.position() - origin.position;
+        if sweep.front_only && to.dot(origin.tangent) <= 0.0 {
+            continue;
+        }
+        let radii = (desc.radius + other.desc().radius + 2.0 * config.margin) * grow;
+        if to.length() > range + other.range + radii {
+            continue;
+        }
+        let mut collider = match other.rail() {
+            Some(rail) => Trajectory::on_rail(rail, other.plan),
+            None => Trajectory::fixed(other.position()),
+        };
+        let cutoff = best.as_ref().map_or(f64::INFINITY, |(c, _)| c.time);
+        if let Some(contact) = sweep_pair(samples, &mut collider, radii, cutoff) {
+            if contact.time < cutoff {
+                best = Some((contact, other_key));
+            }
+        }
+    }
+    let (contact, collider) = best?;
+    let direction = sweep.rail.sample(contact.agent_s).tangent;
+    let to = contact.collider_position - contact.agent_position;
+    let head_on = to.length() > 0.0
+        && direction.dot(to) >= to.length() * config.head_on_degrees.to_radians().cos();
+    Some(Collision {
+        collider,
+        time: contact.time,
+        s: contact.agent_s,
+        agent_position: contact.agent_position,
+        collider_position: contact.collider_position,
+        head_on,
+        overlap: contact.overlap,
+        avoid_direction: avoid_direction(direction, to, contact.collider_velocity),
+    })
+}
+
+/// The unit vector orthogonal to `direction` pointing away from where the collider is heading
+/// (chapter 22.3); for a collider standing or moving along the agent's line, away from the
+/// collider itself; failing that, to the right.
+fn avoid_direction(direction: DVec2, to_collider: DVec2, collider_velocity: DVec2) -> DVec2 {
+    let normal = left_normal(direction);
+    let speed = collider_velocity.length();
+    if speed > 1e-6
+        && direction.perp_dot(collider_velocity).abs() > speed * PARALLEL_DEGREES.to_radians().sin()
+    {
+        return if normal.dot(collider_velocity) > 0.0 {
+            -normal
+        } else {
+            normal
+        };
+    }
+    let side = normal.dot(to_collider);
+    if side > 1e-9 {
+        -normal
+    } else if side < -1e-9 {
+        normal
+    } else {
+        -normal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn avoid_direction_points_behind_a_crossing_collider() {
+        let east = DVec2::X;
+        // A collider crossing from right to left (moving +y): go right (−y).
+        let v = avoid_direction(east, DVec2::new(3.0, -2.0), DVec2::new(0.0, 1.0));
+        assert_eq!(v, DVec2::new(0.0, -1.0));
+        // Standing slightly to the left: go right.
+        assert_eq!(
+            avoid_direction(east, DVec2::new(3.0, 0.2), DVec2::ZERO),
+            DVec2::new(0.0, -1.0)
+        );
+        // Standing slightly to the right: go left.
+        assert_eq!(
+            avoid_direction(east, DVec2::new(3.0, -0.2), DVec2::ZERO),
+            DVec2::new(0.0, 1.0)
+        );
+        // Dead ahead, coming straight at us: the fixed rule, right.
+        assert_eq!(
+            avoid_direction(east, DVec2::new(3.0, 0.0), DVec2::new(-1.0, 0.0)),
+            DVec2::new(0.0, -1.0)
+        );
+    }
+}

@@ -1,0 +1,514 @@
+//! The built-in host: moves agents along their rails with start and stop transitions, applies
+//! the world's orders, and measures what happened (DESIGN §2). A client of the public API.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use glam::DVec2;
+use slotmap::SecondaryMap;
+
+use super::metrics::{ContactEvent, ContactTracker, Metrics, OrderCounts, Percentiles};
+use super::scenario::{Mode, Scenario};
+use crate::rail::Rail;
+use crate::resolve::Order;
+use crate::world::{AgentDesc, AgentKey, Motion, Phase, World, WorldError};
+
+/// Orders reversed within this many seconds count as a flip (DESIGN §6).
+pub const FLIP_WINDOW: f64 = 0.5;
+
+/// Where a simulated agent is in its locomotion.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HostPhase {
+    /// Not moving (before departure, waiting, or arrived).
+    Standing,
+    /// Start transition: `elapsed` seconds in, begun at arclength `from_s`.
+    Starting {
+        /// Seconds since the start order.
+        elapsed: f64,
+        /// Arclength where it began.
+        from_s: f64,
+    },
+    /// Riding the rail at its speed.
+    Moving,
+    /// Stop transition from `from_speed`, `elapsed` seconds in, begun at `from_s`.
+    Stopping {
+        /// Seconds since the stop order.
+        elapsed: f64,
+        /// Arclength where it began.
+        from_s: f64,
+        /// Speed it stops from, m/s.
+        from_speed: f64,
+    },
+}
+
+/// What an agent is doing, for traces and pictures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentState {
+    /// Standing with nowhere to go (stationary, arrived, or before departure).
+    Idle,
+    /// Standing, wanting to go.
+    Waiting,
+    /// In the start transition.
+    Starting,
+    /// Moving at its preferred speed.
+    Preferred,
+    /// Moving slower than preferred.
+    Slower,
+    /// Moving faster than preferred.
+    Faster,
+    /// In the stop transition.
+    Stopping,
+}
+
+impl AgentState {
+    /// Lower-case name, as written in traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentState::Idle => "idle",
+            AgentState::Waiting => "waiting",
+            AgentState::Starting => "starting",
+            AgentState::Preferred => "preferred",
+            AgentState::Slower => "slower",
+            AgentState::Faster => "faster",
+            AgentState::Stopping => "stopping",
+        }
+    }
+}
+
+/// A change of motion an order asked for, for the flip count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Change {
+    Faster,
+    Slower,
+    Stop,
+    Start,
+}
+
+impl Change {
+    fn reverses(self, earlier: Change) -> bool {
+        matches!(
+            (earlier, self),
+            (Change::Faster, Change::Slower)
+                | (Change::Slower, Change::Faster)
+                | (Change::Stop, Change::Start)
+                | (Change::Start, Change::Stop)
+        )
+    }
+}
+
+/// One simulated agent.
+#[derive(Clone, Debug)]
+pub struct HostAgent {
+    /// Its key in the world.
+    pub key: AgentKey,
+    /// Its description.
+    pub desc: AgentDesc,
+    /// Its mode.
+    pub mode: Mode,
+    /// Goal, if any.
+    pub goal: Option<DVec2>,
+    /// Its planned rail (rail agents).
+    pub rail: Option<Arc<Rail>>,
+    /// Departure time, seconds.
+    pub depart: f64,
+    /// Whether it has been given its rail.
+    pub departed: bool,
+    /// Arclength, metres.
+    pub s: f64,
+    /// Cruise (or target) speed, m/s.
+    pub speed: f64,
+    /// Locomotion phase.
+    pub phase: HostPhase,
+    /// Centre, metres.
+    pub position: DVec2,
+    /// When it reached the end of its rail, seconds.
+    pub arrived_at: Option<f64>,
+    /// The order given this frame, if any other than continue or wait.
+    pub order: Option<Order>,
+    last_change: Option<(f64, Change)>,
+}
+
+impl HostAgent {
+    /// What it is doing.
+    pub fn state(&self) -> AgentState {
+        match self.phase {
+            HostPhase::Standing => match &self.rail {
+                Some(rail) if self.departed && self.s < rail.length() - 1e-6 => AgentState::Waiting,
+                _ => AgentState::Idle,
+            },
+            HostPhase::Starting { .. } => AgentState::Starting,
+            HostPhase::Stopping { .. } => AgentState::Stopping,
+            HostPhase::Moving => {
+                let pref = self.desc.preferred_speed;
+                if (self.speed - pref).abs() <= 1e-9 {
+                    AgentState::Preferred
+                } else if self.speed < pref {
+                    AgentState::Slower
+                } else {
+                    AgentState::Faster
+                }
+            }
+        }
+    }
+
+    fn motion(&self) -> Motion {
+        match self.phase {
+            HostPhase::Standing => Motion::standing(self.s),
+            HostPhase::Moving => Motion::moving(self.s, self.speed),
+            HostPhase::Starting { elapsed, .. } => Motion {
+                s: self.s,
+                speed: self.speed,
+                phase: Phase::Starting { elapsed },
+            },
+            HostPhase::Stopping {
+                elapsed,
+                from_speed,
+                ..
+            } => Motion {
+                s: self.s,
+                speed: from_speed,
+                phase: Phase::Stopping { elapsed },
+            },
+        }
+    }
+}
+
+/// An order given during a run, for the order log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OrderRecord {
+    /// Frame index.
+    pub frame: usize,
+    /// Seconds since the run began.
+    pub time: f64,
+    /// Scenario index of the agent.
+    pub agent: usize,
+    /// The order.
+    pub order: Order,
+}
+
+/// A scenario being played.
+#[derive(Debug)]
+pub struct Simulation {
+    scenario: Scenario,
+    world: World,
+    agents: Vec<HostAgent>,
+    index_of: SecondaryMap<AgentKey, usize>,
+    frame: usize,
+    orders: Vec<(AgentKey, Order)>,
+    timings_us: Vec<f64>,
+    contacts: ContactTracker,
+    positions: Vec<DVec2>,
+    radii: Vec<f64>,
+    /// Orders other than continue and wait, in the order given.
+    pub log: Vec<OrderRecord>,
+    /// Contact episodes, in the order they began (frame, event).
+    pub contact_events: Vec<(usize, ContactEvent)>,
+    events_scratch: Vec<ContactEvent>,
+    off_mesh_frames: u64,
+    counts: OrderCounts,
+    flips: u64,
+}
+
+impl Simulation {
+    /// Set up a scenario: a world with every agent standing at its start.
+    pub fn new(scenario: &Scenario) -> Result<Simulation, WorldError> {
+        let mut world = World::new(scenario.level.clone(), scenario.avoidance)?;
+        let mut agents = Vec::with_capacity(scenario.agents.len());
+        let mut index_of = SecondaryMap::new();
+        for (i, a) in scenario.agents.iter().enumerate() {
+            let key = world.add_agent(a.desc.clone())?;
+            index_of.insert(key, i);
+            agents.push(HostAgent {
+                key,
+                desc: a.desc.clone(),
+                mode: a.mode,
+                goal: a.goal,
+                rail: a.rail.clone(),
+                depart: a.depart,
+                departed: false,
+                s: 0.0,
+                speed: a.desc.preferred_speed,
+                phase: HostPhase::Standing,
+                position: a.desc.position,
+                arrived_at: None,
+                order: None,
+                last_change: None,
+            });
+        }
+        let radii = agents.iter().map(|a| a.desc.radius).collect();
+        Ok(Simulation {
+            scenario: scenario.clone(),
+            world,
+            agents,
+            index_of,
+            frame: 0,
+            orders: Vec::new(),
+            timings_us: Vec::new(),
+            contacts: ContactTracker::default(),
+            positions: Vec::new(),
+            radii,
+            log: Vec::new(),
+            contact_events: Vec::new(),
+            events_scratch: Vec::new(),
+            off_mesh_frames: 0,
+            counts: OrderCounts::default(),
+            flips: 0,
+        })
+    }
+
+    /// The scenario.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The agents, in scenario order.
+    pub fn agents(&self) -> &[HostAgent] {
+        &self.agents
+    }
+
+    /// Frames played so far.
+    pub fn frame(&self) -> usize {
+        self.frame
+    }
+
+    /// Whether every frame has been played.
+    pub fn finished(&self) -> bool {
+        self.frame >= self.scenario.frames()
+    }
+
+    /// Play one frame:
+    /// 1. departures: agents whose time has come get their rail;
+    /// 2. the host reports every rail agent's motion;
+    /// 3. the avoidance update (timed): every agent queried in key order;
+    /// 4. the orders are applied;
+    /// 5. agents move by one time step;
+    /// 6. measurement: off-mesh centres, contacts.
+    pub fn step(&mut self) {
+        let dt = self.scenario.dt;
+        let now = self.frame as f64 * dt;
+        // 1. Departures.
+        for a in &mut self.agents {
+            if !a.departed && a.rail.is_some() && now + 1e-9 >= a.depart {
+                let rail = a.rail.clone().expect("checked");
+                if self.world.set_rail(a.key, rail).is_ok() {
+                    a.departed = true;
+                    a.s = 0.0;
+                    a.phase = HostPhase::Standing;
+                }
+            }
+        }
+        // 2. Motion reports.
+        self.world.begin_frame(dt);
+        for a in &self.agents {
+            if a.departed {
+                // A report the world refuses becomes a stop order for that agent.
+                let _ = self.world.set_motion(a.key, a.motion());
+            }
+        }
+        // 3. Avoidance.
+        let started = Instant::now();
+        self.world.query_all(&mut self.orders);
+        self.timings_us.push(started.elapsed().as_secs_f64() * 1e6);
+        // 4. Orders.
+        for a in &mut self.agents {
+            a.order = None;
+        }
+        for (key, order) in self.orders.drain(..) {
+            let Some(&i) = self.index_of.get(key) else {
+                continue;
+            };
+            let a = &mut self.agents[i];
+            let change = apply_order(a, &order);
+            if let Some(change) = change {
+                match change {
+                    Change::Faster | Change::Slower => self.counts.speed_change += 1,
+                    Change::Stop => self.counts.stop += 1,
+                    Change::Start => {}
+                }
+                if let Some((t, earlier)) = a.last_change {
+                    if now - t < FLIP_WINDOW && change.reverses(earlier) {
+                        self.flips += 1;
+                    }
+                }
+                a.last_change = Some((now, change));
+                self.log.push(OrderRecord {
+                    frame: self.frame,
+                    time: now,
+                    agent: i,
+                    order: order.clone(),
+                });
+                a.order = Some(order);
+            }
+        }
+        // 5. Motion.
+        for a in &mut self.agents {
+            advance(a, dt, now);
+        }
+        // 6. Measurement.
+        let mesh = self.scenario.level.navmesh();
+        self.positions.clear();
+        for a in &self.agents {
+            if !mesh.contains(a.position) {
+                self.off_mesh_frames += 1;
+            }
+            self.positions.push(a.position);
+        }
+        self.events_scratch.clear();
+        self.contacts
+            .frame(&self.positions, &self.radii, &mut self.events_scratch);
+        for e in &self.events_scratch {
+            self.contact_events.push((self.frame, *e));
+        }
+        self.frame += 1;
+    }
+
+    /// The metrics so far (DESIGN §6).
+    pub fn metrics(&self) -> Metrics {
+        let mut reached = 0;
+        let mut ratios = Vec::new();
+        for a in &self.agents {
+            let Some(goal) = a.goal else {
+                continue;
+            };
+            if a.position.distance(goal) <= a.desc.radius {
+                reached += 1;
+                if let (Some(arrived), Some(rail)) = (a.arrived_at, &a.rail) {
+                    let ideal = rail.length() / a.desc.preferred_speed;
+                    if ideal > 0.0 {
+                        ratios.push((arrived - a.depart) / ideal);
+                    }
+                }
+            }
+        }
+        let travel_time_ratio = if ratios.is_empty() {
+            0.0
+        } else {
+            ratios.iter().sum::<f64>() / ratios.len() as f64
+        };
+        let mut timings = self.timings_us.clone();
+        Metrics {
+            scenario: self.scenario.name.clone(),
+            agents: self.agents.len(),
+            frames: self.frame,
+            // Rounded to the microsecond so that 1801 × 0.0333 prints as 59.9733, not 59.973300000000002.
+            sim_seconds: (self.frame as f64 * self.scenario.dt * 1e6).round() / 1e6,
+            reached,
+            collisions: self.contacts.episodes,
+            max_penetration: self.contacts.max_penetration.max(0.0),
+            off_mesh_frames: self.off_mesh_frames,
+            travel_time_ratio,
+            orders: self.counts,
+            order_flips: self.flips,
+            avoidance_us_per_frame: Percentiles::of(&mut timings),
+        }
+    }
+}
+
+/// Apply an order to the host's agent; the change it makes, if any.
+fn apply_order(a: &mut HostAgent, order: &Order) -> Option<Change> {
+    match *order {
+        Order::Continue | Order::Wait { .. } => None,
+        Order::ChangeSpeed { speed } => {
+            let change = if speed > a.speed {
+                Change::Faster
+            } else {
+                Change::Slower
+            };
+            a.speed = speed;
+            Some(change)
+        }
+        Order::Stop { .. } => match a.phase {
+            HostPhase::Standing | HostPhase::Stopping { .. } => None,
+            HostPhase::Moving | HostPhase::Starting { .. } => {
+                a.phase = HostPhase::Stopping {
+                    elapsed: 0.0,
+                    from_s: a.s,
+                    from_speed: a.speed,
+                };
+                Some(Change::Stop)
+            }
+        },
+        Order::Start { speed } => {
+            a.speed = speed;
+            a.phase = HostPhase::Starting {
+                elapsed: 0.0,
+                from_s: a.s,
+            };
+            Some(Change::Start)
+        }
+    }
+}
+
+/// Move an agent by `dt` seconds: the start transition turns on the spot and then accelerates
+/// (quadratic ease-in), the stop transition decelerates (quadratic ease-out), so the predicted
+/// average velocities of the world are only estimates, as in a game.
+fn advance(a: &mut HostAgent, dt: f64, now: f64) {
+    let Some(rail) = a.rail.clone() else {
+        return;
+    };
+    if !a.departed {
+        return;
+    }
+    let length = rail.length();
+    let desc = &a.desc;
+    let mut left = dt;
+    loop {
+        match a.phase {
+            HostPhase::Standing => break,
+            HostPhase::Moving => {
+                a.s += a.speed * left;
+                break;
+            }
+            HostPhase::Starting { elapsed, from_s } => {
+                let st = desc.start;
+                let moving = (st.duration - st.turn_time).max(1e-9);
+                let distance = st.distance * a.speed / desc.preferred_speed;
+                let e = elapsed + left;
+                if e < st.duration {
+                    let u = ((e - st.turn_time) / moving).clamp(0.0, 1.0);
+                    a.s = from_s + distance * u * u;
+                    a.phase = HostPhase::Starting { elapsed: e, from_s };
+                    break;
+                }
+                a.s = from_s + distance;
+                left = e - st.duration;
+                a.phase = HostPhase::Moving;
+            }
+            HostPhase::Stopping {
+                elapsed,
+                from_s,
+                from_speed,
+            } => {
+                let time = desc.gait(from_speed).stop_time;
+                let distance = desc.stop_distance(from_speed);
+                let e = elapsed + left;
+                if e < time {
+                    let u = e / time;
+                    a.s = from_s + distance * (2.0 * u - u * u);
+                    a.phase = HostPhase::Stopping {
+                        elapsed: e,
+                        from_s,
+                        from_speed,
+                    };
+                } else {
+                    a.s = from_s + distance;
+                    a.phase = HostPhase::Standing;
+                }
+                break;
+            }
+        }
+    }
+    if a.s >= length - 1e-9 {
+        a.s = length;
+        a.phase = HostPhase::Standing;
+        if a.arrived_at.is_none() {
+            a.arrived_at = Some(now + dt);
+        }
+    }
+    a.position = rail.position(a.s);
+}

@@ -1,0 +1,554 @@
+//! The avoidance world: the level, the agents the host reports on, and the broad-phase grid.
+
+mod agent;
+mod config;
+mod error;
+mod grid;
+
+pub use agent::{
+    AgentDesc, AgentKey, Gait, Motion, Phase, StartTransition, DEFAULT_DECELERATION, MIN_STOP_TIME,
+};
+pub use config::AvoidanceConfig;
+pub use error::WorldError;
+
+use std::sync::Arc;
+
+use glam::DVec2;
+use slotmap::SlotMap;
+
+use crate::detect::{Collision, MotionPlan, SweepSample};
+use crate::level::{Level, PathOptions};
+use crate::rail::Rail;
+use crate::resolve::OrderKind;
+use grid::AgentGrid;
+
+/// Slack (metres of arclength) allowed when the host reports a distance just past either end
+/// of the rail; it is clamped.
+const RAIL_SLACK: f64 = 1e-3;
+
+/// An agent as the world sees it: its description, rail, last reported motion and what the
+/// world last told it.
+#[derive(Clone, Debug)]
+pub struct Agent {
+    desc: AgentDesc,
+    rail: Option<Arc<Rail>>,
+    pub(crate) motion: Motion,
+    position: DVec2,
+    direction: DVec2,
+    pub(crate) plan: MotionPlan,
+    /// Detection range at the current motion, metres: how far it may travel before the sweep
+    /// stops looking (stopping distance + horizon × speed).
+    pub(crate) range: f64,
+    pub(crate) last_order: OrderKind,
+    pub(crate) last_order_time: f64,
+    pub(crate) collision: Option<Collision>,
+    pub(crate) invalid_motion: bool,
+}
+
+impl Agent {
+    /// Its description.
+    pub fn desc(&self) -> &AgentDesc {
+        &self.desc
+    }
+    /// Its rail, if it has one.
+    pub fn rail(&self) -> Option<&Rail> {
+        self.rail.as_deref()
+    }
+    /// Its rail as a shared pointer, if it has one.
+    pub fn rail_shared(&self) -> Option<&Arc<Rail>> {
+        self.rail.as_ref()
+    }
+    /// The last motion reported (with the world's own orders applied since).
+    pub fn motion(&self) -> Motion {
+        self.motion
+    }
+    /// Its centre, metres.
+    pub fn position(&self) -> DVec2 {
+        self.position
+    }
+    /// Unit direction of travel along its rail (zero without a rail).
+    pub fn direction(&self) -> DVec2 {
+        self.direction
+    }
+    /// The collision the last query found, if any.
+    pub fn last_collision(&self) -> Option<&Collision> {
+        self.collision.as_ref()
+    }
+    /// The kind of the last order other than continue and wait, and when it was given (world
+    /// clock, seconds).
+    pub fn last_order(&self) -> (OrderKind, f64) {
+        (self.last_order, self.last_order_time)
+    }
+    /// Whether the last motion report was invalid (the agent is told to stop until a valid one
+    /// arrives).
+    pub fn has_invalid_motion(&self) -> bool {
+        self.invalid_motion
+    }
+    /// Whether it has a rail with distance left to travel.
+    pub fn wants_to_move(&self) -> bool {
+        match &self.rail {
+            Some(rail) => self.motion.s < rail.length() - RAIL_SLACK,
+            None => false,
+        }
+    }
+}
+
+/// The avoidance world: a level, its agents, and the per-frame queries.
+///
+/// A frame, as the host drives it:
+/// 1. [`World::begin_frame`] with the frame's time step;
+/// 2. [`World::set_motion`] for every agent on a rail (distance, speed, phase);
+/// 3. [`World::query`] for every agent, in a fixed order (or [`World::query_all`]), applying
+///    the orders.
+///
+/// Iteration order is the agents' key order (slot order), so the same sequence of calls gives
+/// the same orders, bit for bit.
+#[derive(Clone, Debug)]
+pub struct World {
+    level: Arc<Level>,
+    config: AvoidanceConfig,
+    pub(crate) agents: SlotMap<AgentKey, Agent>,
+    /// Agents in key order; grid indices point into it. Rebuilt with the grid.
+    pub(crate) dense: Vec<AgentKey>,
+    pub(crate) grid: AgentGrid,
+    grid_dirty: bool,
+    /// Largest `range + radius` of any agent this frame (grows when orders speed agents up).
+    pub(crate) max_reach: f64,
+    pub(crate) time: f64,
+    pub(crate) scratch_candidates: Vec<u32>,
+    pub(crate) scratch_samples: Vec<SweepSample>,
+}
+
+impl World {
+    /// A world on `level` with the given configuration (validated: the error names the field).
+    pub fn new(level: impl Into<Arc<Level>>, config: AvoidanceConfig) -> Result<World, WorldError> {
+        config.validate().map_err(WorldError::InvalidConfig)?;
+        Ok(World {
+            level: level.into(),
+            config,
+            agents: SlotMap::with_key(),
+            dense: Vec::new(),
+            grid: AgentGrid::default(),
+            grid_dirty: true,
+            max_reach: 0.0,
+            time: 0.0,
+            scratch_candidates: Vec::new(),
+            scratch_samples: Vec::new(),
+        })
+    }
+
+    /// The level.
+    pub fn level(&self) -> &Level {
+        &self.level
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AvoidanceConfig {
+        &self.config
+    }
+
+    /// The world clock: the sum of the time steps given to [`World::begin_frame`], seconds.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Number of agents.
+    pub fn len(&self) -> usize {
+        self.agents.len()
+    }
+
+    /// Whether there are no agents.
+    pub fn is_empty(&self) -> bool {
+        self.agents.is_empty()
+    }
+
+    /// Add an agent standing at `desc.position` (which must be on the navmesh), without a rail.
+    /// Fails on an invalid description, or when its disc overlaps another agent's (by more than
+    /// 1% of their radii) unless [`AvoidanceConfig::allow_overlap`] is set.
+    pub fn add_agent(&mut self, desc: AgentDesc) -> Result<AgentKey, WorldError> {
+        validate_desc(&desc).map_err(WorldError::InvalidAgent)?;
+        if !self.level.navmesh().contains(desc.position) {
+            return Err(WorldError::OffMesh {
+                what: "position",
+                at: desc.position,
+            });
+        }
+        for (key, other) in self.agents.iter().filter(|_| !self.config.allow_overlap) {
+            let radii = desc.radius + other.desc.radius;
+            if other.position.distance(desc.position) < 0.99 * radii {
+                return Err(WorldError::InvalidAgent(format!(
+                    "at ({}, {}) it overlaps agent {key:?} at ({}, {})",
+                    desc.position.x, desc.position.y, other.position.x, other.position.y
+                )));
+            }
+        }
+        let position = desc.position;
+        let key = self.agents.insert(Agent {
+            desc,
+            rail: None,
+            motion: Motion::standing(0.0),
+            position,
+            direction: DVec2::ZERO,
+            plan: MotionPlan::standing(0.0),
+            range: 0.0,
+            last_order: OrderKind::Continue,
+            last_order_time: f64::NEG_INFINITY,
+            collision: None,
+            invalid_motion: false,
+        });
+        self.grid_dirty = true;
+        Ok(key)
+    }
+
+    /// Remove an agent.
+    pub fn remove_agent(&mut self, key: AgentKey) -> Result<Agent, WorldError> {
+        let agent = self
+            .agents
+            .remove(key)
+            .ok_or(WorldError::UnknownAgent(key))?;
+        self.grid_dirty = true;
+        Ok(agent)
+    }
+
+    /// An agent.
+    pub fn agent(&self, key: AgentKey) -> Result<&Agent, WorldError> {
+        self.agents.get(key).ok_or(WorldError::UnknownAgent(key))
+    }
+
+    /// All agents, in key order.
+    pub fn agents(&self) -> impl Iterator<Item = (AgentKey, &Agent)> + '_ {
+        self.agents.iter()
+    }
+
+    /// Give an agent a rail to follow; it stands at the rail's start until a query starts it.
+    /// Both ends of the rail must be on the navmesh.
+    pub fn set_rail(
+        &mut self,
+        key: AgentKey,
+        rail: impl Into<Arc<Rail>>,
+    ) -> Result<(), WorldError> {
+        let rail = rail.into();
+        let mesh = self.level.navmesh();
+        for (what, at) in [("start", rail.start()), ("goal", rail.end())] {
+            if !mesh.contains(at) {
+                return Err(WorldError::OffMesh { what, at });
+            }
+        }
+        let agent = self
+            .agents
+            .get_mut(key)
+            .ok_or(WorldError::UnknownAgent(key))?;
+        agent.rail = Some(rail);
+        agent.motion = Motion::standing(0.0);
+        agent.invalid_motion = false;
+        self.refresh(key);
+        self.grid_dirty = true;
+        Ok(())
+    }
+
+    /// Plan a rail from the agent's position to `goal` on the navmesh (keeping the agent's
+    /// radius from walls) and give it to the agent, as [`World::set_rail`].
+    pub fn plan_rail(&mut self, key: AgentKey, goal: DVec2) -> Result<Arc<Rail>, WorldError> {
+        let agent = self.agent(key)?;
+        let (from, radius) = (agent.position, agent.desc.radius);
+        if !self.level.navmesh().contains(goal) {
+            return Err(WorldError::OffMesh {
+                what: "goal",
+                at: goal,
+            });
+        }
+        let rail = Arc::new(self.level.navmesh().plan_rail(
+            from,
+            goal,
+            &PathOptions::from_agent_radius(radius),
+        )?);
+        self.set_rail(key, rail.clone())?;
+        Ok(rail)
+    }
+
+    /// Take the agent's rail away: it stands where it is, as a stationary agent.
+    pub fn clear_rail(&mut self, key: AgentKey) -> Result<(), WorldError> {
+        let agent = self
+            .agents
+            .get_mut(key)
+            .ok_or(WorldError::UnknownAgent(key))?;
+        agent.desc.position = agent.position;
+        agent.rail = None;
+        agent.motion = Motion::standing(0.0);
+        self.refresh(key);
+        self.grid_dirty = true;
+        Ok(())
+    }
+
+    /// Move an agent without a rail (an idle act elsewhere, a teleport). The position must be
+    /// on the navmesh.
+    pub fn set_position(&mut self, key: AgentKey, position: DVec2) -> Result<(), WorldError> {
+        if !self.level.navmesh().contains(position) {
+            return Err(WorldError::OffMesh {
+                what: "position",
+                at: position,
+            });
+        }
+        let agent = self
+            .agents
+            .get_mut(key)
+            .ok_or(WorldError::UnknownAgent(key))?;
+        if agent.rail.is_some() {
+            return Err(WorldError::InvalidAgent(format!(
+                "agent {key:?} is on a rail; report its motion instead of a position"
+            )));
+        }
+        agent.desc.position = position;
+        self.refresh(key);
+        self.grid_dirty = true;
+        Ok(())
+    }
+
+    /// Start a frame `dt` seconds after the last one: advances the world clock (used for the
+    /// commitment time of orders) and marks the broad phase for rebuilding.
+    pub fn begin_frame(&mut self, dt: f64) {
+        if dt.is_finite() && dt > 0.0 {
+            self.time += dt;
+        }
+        self.grid_dirty = true;
+    }
+
+    /// The host's report of where an agent on a rail is and how it moves. An invalid report
+    /// (NaN, negative speed, a distance off the rail, moving at speed 0) is refused: the agent
+    /// keeps its last valid motion, is marked (see [`Agent::has_invalid_motion`]) and is told
+    /// to stop by its next query.
+    pub fn set_motion(&mut self, key: AgentKey, motion: Motion) -> Result<(), WorldError> {
+        let agent = self
+            .agents
+            .get_mut(key)
+            .ok_or(WorldError::UnknownAgent(key))?;
+        let Some(rail) = &agent.rail else {
+            return Err(WorldError::NoRail(key));
+        };
+        match check_motion(&motion, rail.length()) {
+            Ok(s) => {
+                agent.motion = Motion { s, ..motion };
+                agent.invalid_motion = false;
+                self.refresh(key);
+                self.grid_dirty = true;
+                Ok(())
+            }
+            Err(problem) => {
+                agent.invalid_motion = true;
+                Err(WorldError::InvalidMotion { key, problem })
+            }
+        }
+    }
+
+    /// Recompute an agent's position, direction, predicted motion and range from its motion.
+    pub(crate) fn refresh(&mut self, key: AgentKey) {
+        let horizon = self.config.horizon;
+        let Some(agent) = self.agents.get_mut(key) else {
+            return;
+        };
+        match agent.rail.clone() {
+            None => {
+                agent.position = agent.desc.position;
+                agent.direction = DVec2::ZERO;
+                agent.plan = MotionPlan::standing(0.0);
+                agent.range = 0.0;
+            }
+            Some(rail) => {
+                let sample = rail.sample(agent.motion.s);
+                agent.position = sample.position;
+                agent.direction = sample.tangent;
+                agent.plan = plan_of(&agent.desc, &agent.motion);
+                agent.range = match agent.motion.phase {
+                    Phase::Moving | Phase::Starting { .. } => {
+                        agent.desc.stop_distance(agent.motion.speed) + horizon * agent.motion.speed
+                    }
+                    Phase::Stopping { .. } => {
+                        agent.plan.transition_speed * agent.plan.transition_time
+                    }
+                    Phase::Standing => 0.0,
+                };
+            }
+        }
+        let reach = agent.range + agent.desc.radius;
+        if reach > self.max_reach {
+            self.max_reach = reach;
+        }
+    }
+
+    /// Rebuild the broad phase if anything moved since the last build.
+    pub(crate) fn ensure_grid(&mut self) {
+        if !self.grid_dirty {
+            return;
+        }
+        self.dense.clear();
+        self.dense.extend(self.agents.keys());
+        self.max_reach = self
+            .agents
+            .values()
+            .map(|a| a.range + a.desc.radius)
+            .fold(0.0, f64::max);
+        let cell = if self.config.cell_size > 0.0 {
+            self.config.cell_size
+        } else {
+            self.max_reach.clamp(2.0, 50.0)
+        };
+        let (lo, hi) = self.level.navmesh().bounds();
+        let agents = &self.agents;
+        let positions = self.dense.iter().map(|&k| agents[k].position);
+        self.grid.rebuild(lo, hi, cell, positions);
+        self.grid_dirty = false;
+    }
+}
+
+/// The predicted motion of an agent from its reported motion (chapter 22.3: transitions at
+/// their average velocity, the turn-on-spot part standing).
+pub(crate) fn plan_of(desc: &AgentDesc, motion: &Motion) -> MotionPlan {
+    let s = motion.s;
+    let speed = motion.speed;
+    match motion.phase {
+        Phase::Moving => MotionPlan::cruising(s, speed),
+        Phase::Standing => MotionPlan::standing(s),
+        Phase::Starting { elapsed } => start_plan(desc, s, speed, elapsed),
+        Phase::Stopping { elapsed } => {
+            let gait = desc.gait(speed);
+            let stop_distance = desc.stop_distance(speed);
+            let left = (gait.stop_time - elapsed).max(0.0);
+            MotionPlan {
+                s,
+                still: 0.0,
+                transition_time: left,
+                transition_speed: if gait.stop_time > 0.0 {
+                    stop_distance / gait.stop_time
+                } else {
+                    0.0
+                },
+                speed: 0.0,
+            }
+        }
+    }
+}
+
+/// The predicted motion of a start toward `speed`, `elapsed` seconds into the transition.
+pub(crate) fn start_plan(desc: &AgentDesc, s: f64, speed: f64, elapsed: f64) -> MotionPlan {
+    let st = &desc.start;
+    let scale = if desc.preferred_speed > 0.0 {
+        speed / desc.preferred_speed
+    } else {
+        1.0
+    };
+    let moving_total = st.duration - st.turn_time;
+    let still = (st.turn_time - elapsed).max(0.0);
+    let moving_done = (elapsed - st.turn_time).max(0.0);
+    let left = (moving_total - moving_done).max(0.0);
+    MotionPlan {
+        s,
+        still,
+        transition_time: left,
+        transition_speed: if moving_total > 0.0 {
+            st.distance * scale / moving_total
+        } else {
+            0.0
+        },
+        speed,
+    }
+}
+
+/// The predicted motion of a stop from `speed` beginning now.
+pub(crate) fn stop_plan(desc: &AgentDesc, s: f64, speed: f64) -> MotionPlan {
+    plan_of(
+        desc,
+        &Motion {
+            s,
+            speed,
+            phase: Phase::Stopping { elapsed: 0.0 },
+        },
+    )
+}
+
+pub(crate) fn validate_desc(desc: &AgentDesc) -> Result<(), String> {
+    let finite_pos = |name: &str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(format!("{name} = {v} must be a finite number > 0"))
+        }
+    };
+    let finite_nonneg = |name: &str, v: f64| {
+        if v.is_finite() && v >= 0.0 {
+            Ok(())
+        } else {
+            Err(format!("{name} = {v} must be a finite number >= 0"))
+        }
+    };
+    finite_pos("radius", desc.radius)?;
+    if desc.gaits.is_empty() {
+        return Err("the speed set is empty; give at least one speed".into());
+    }
+    for (i, g) in desc.gaits.iter().enumerate() {
+        finite_pos(&format!("speed {i}"), g.speed)?;
+        finite_nonneg(&format!("stop distance of speed {i}"), g.stop_distance)?;
+        finite_nonneg(&format!("stop time of speed {i}"), g.stop_time)?;
+    }
+    finite_pos("preferred speed", desc.preferred_speed)?;
+    if !desc
+        .gaits
+        .iter()
+        .any(|g| (g.speed - desc.preferred_speed).abs() <= 1e-9)
+    {
+        return Err(format!(
+            "preferred speed {} is not one of the speeds {:?}",
+            desc.preferred_speed,
+            desc.gaits.iter().map(|g| g.speed).collect::<Vec<_>>()
+        ));
+    }
+    finite_pos("start duration", desc.start.duration)?;
+    finite_nonneg("start distance", desc.start.distance)?;
+    finite_nonneg("start turn time", desc.start.turn_time)?;
+    if desc.start.turn_time >= desc.start.duration {
+        return Err(format!(
+            "start turn time {} must be shorter than the start duration {}",
+            desc.start.turn_time, desc.start.duration
+        ));
+    }
+    finite_nonneg("follow gap", desc.follow_gap)?;
+    if !(desc.position.is_finite()) {
+        return Err(format!("position {:?} is not finite", desc.position));
+    }
+    Ok(())
+}
+
+/// Validate a motion report against a rail of the given length; the clamped arclength.
+fn check_motion(motion: &Motion, length: f64) -> Result<f64, String> {
+    if !motion.s.is_finite() {
+        return Err(format!(
+            "distance along the rail s = {} is not finite",
+            motion.s
+        ));
+    }
+    if motion.s < -RAIL_SLACK || motion.s > length + RAIL_SLACK {
+        return Err(format!(
+            "distance along the rail s = {} is outside the rail [0, {length}]",
+            motion.s
+        ));
+    }
+    if !motion.speed.is_finite() || motion.speed < 0.0 {
+        return Err(format!(
+            "speed {} is not a finite number >= 0",
+            motion.speed
+        ));
+    }
+    match motion.phase {
+        Phase::Moving | Phase::Starting { .. } if motion.speed <= 0.0 => {
+            return Err("moving or starting at speed 0; report Standing instead".into());
+        }
+        Phase::Starting { elapsed } | Phase::Stopping { elapsed }
+            if !(elapsed.is_finite() && elapsed >= 0.0) =>
+        {
+            return Err(format!(
+                "transition time elapsed {elapsed} is not a finite number >= 0"
+            ));
+        }
+        _ => {}
+    }
+    Ok(motion.s.clamp(0.0, length))
+}

@@ -1,0 +1,144 @@
+//! The broad phase: a uniform grid of agent indices, rebuilt each frame without allocating.
+
+use glam::DVec2;
+
+/// Agents bucketed by cell, in compressed rows: the agents of cell `c` are
+/// `items[start[c]..start[c + 1]]`, in increasing index order (so iteration is deterministic).
+#[derive(Clone, Debug, Default)]
+pub struct AgentGrid {
+    origin: DVec2,
+    cell: f64,
+    columns: usize,
+    rows: usize,
+    start: Vec<u32>,
+    items: Vec<u32>,
+    cell_of: Vec<u32>,
+}
+
+impl AgentGrid {
+    /// Rebuild over the rectangle `[lo, hi]` with cells of side `cell` metres, from the
+    /// agents' positions (index = position in the slice). Points outside the rectangle go to
+    /// the nearest border cell. Reuses its buffers: no allocation once they are large enough.
+    pub fn rebuild(
+        &mut self,
+        lo: DVec2,
+        hi: DVec2,
+        cell: f64,
+        positions: impl ExactSizeIterator<Item = DVec2> + Clone,
+    ) {
+        let cell = if cell.is_finite() && cell > 0.0 {
+            cell
+        } else {
+            4.0
+        };
+        let size = (hi - lo).max(DVec2::ZERO);
+        // Keep the grid to at most 2^22 cells whatever the level size.
+        let mut cell = cell;
+        while (size.x / cell + 1.0) * (size.y / cell + 1.0) > (1u64 << 22) as f64 {
+            cell *= 2.0;
+        }
+        self.origin = lo;
+        self.cell = cell;
+        self.columns = (size.x / cell).floor() as usize + 1;
+        self.rows = (size.y / cell).floor() as usize + 1;
+        let cells = self.columns * self.rows;
+        self.start.clear();
+        self.start.resize(cells + 1, 0);
+        self.cell_of.clear();
+        for p in positions.clone() {
+            let c = self.cell_index(p) as u32;
+            self.cell_of.push(c);
+            self.start[c as usize + 1] += 1;
+        }
+        for c in 0..cells {
+            self.start[c + 1] += self.start[c];
+        }
+        self.items.clear();
+        self.items.resize(self.cell_of.len(), 0);
+        // Fill each cell from its start; a cursor per cell is the start array shifted, so walk
+        // it and restore it afterwards.
+        for (i, &c) in self.cell_of.iter().enumerate() {
+            let slot = &mut self.start[c as usize];
+            self.items[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        for c in (1..=cells).rev() {
+            self.start[c] = self.start[c - 1];
+        }
+        self.start[0] = 0;
+    }
+
+    fn coords(&self, p: DVec2) -> (usize, usize) {
+        let q = (p - self.origin) / self.cell;
+        let x = if q.x.is_finite() {
+            q.x.floor().clamp(0.0, (self.columns - 1) as f64) as usize
+        } else {
+            0
+        };
+        let y = if q.y.is_finite() {
+            q.y.floor().clamp(0.0, (self.rows - 1) as f64) as usize
+        } else {
+            0
+        };
+        (x, y)
+    }
+
+    fn cell_index(&self, p: DVec2) -> usize {
+        let (x, y) = self.coords(p);
+        y * self.columns + x
+    }
+
+    /// Append to `out` every agent whose cell meets the square of half-side `reach` around
+    /// `centre`, in row-major cell order then index order.
+    pub fn near(&self, centre: DVec2, reach: f64, out: &mut Vec<u32>) {
+        if self.columns == 0 {
+            return;
+        }
+        let reach = if reach.is_finite() {
+            reach.max(0.0)
+        } else {
+            f64::MAX / 4.0
+        };
+        let (x0, y0) = self.coords(centre - DVec2::splat(reach));
+        let (x1, y1) = self.coords(centre + DVec2::splat(reach));
+        for y in y0..=y1 {
+            let row = y * self.columns;
+            let a = self.start[row + x0] as usize;
+            let b = self.start[row + x1 + 1] as usize;
+            out.extend_from_slice(&self.items[a..b]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_exactly_the_agents_in_nearby_cells() {
+        let points = [
+            DVec2::new(1.0, 1.0),
+            DVec2::new(9.0, 9.0),
+            DVec2::new(1.5, 1.2),
+            DVec2::new(-5.0, 50.0),
+        ];
+        let mut grid = AgentGrid::default();
+        grid.rebuild(
+            DVec2::ZERO,
+            DVec2::new(10.0, 10.0),
+            2.0,
+            points.iter().copied(),
+        );
+        let mut out = Vec::new();
+        grid.near(DVec2::new(1.0, 1.0), 0.5, &mut out);
+        assert_eq!(out, vec![0, 2]);
+        out.clear();
+        grid.near(DVec2::new(5.0, 5.0), 100.0, &mut out);
+        out.sort();
+        assert_eq!(out, vec![0, 1, 2, 3]);
+        out.clear();
+        // The point outside the rectangle sits in the top-left border cell.
+        grid.near(DVec2::new(0.5, 9.5), 0.1, &mut out);
+        assert_eq!(out, vec![3]);
+    }
+}

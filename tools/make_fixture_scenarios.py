@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Write the fixture scenarios in fixtures/scenarios/ (DESIGN §5). Run from the repository root."""
+import json
+
+SPEEDS = [0.8, 1.4, 2.6]
+
+
+def agent(start, goal=None, speed=1.4, speeds=SPEEDS, depart=0.0, mode="rail", **extra):
+    a = {"start": list(start), "radius": 0.4}
+    if mode == "stationary":
+        a["mode"] = "stationary"
+        return a
+    a.update({"goal": list(goal), "speeds": speeds, "speed": speed, "depart": depart, "mode": mode})
+    a.update(extra)
+    return a
+
+
+def scenario(name, level, duration, agents, **avoidance):
+    return {
+        "name": name,
+        "level": f"../levels/{level}.json",
+        "dt": 0.0333,
+        "duration": duration,
+        "seed": 1,
+        "avoidance": avoidance,
+        "agents": agents,
+    }
+
+
+S = []
+
+# Two agents at 90 degrees reaching the crossing point together.
+S.append(scenario("crossing", "open-field", 30.0, [
+    agent((3, 15), (27, 15)),
+    agent((15, 3), (15, 27)),
+]))
+
+# A fast agent behind a slow one on a converging line: it passes on the side.
+S.append(scenario("overtake", "open-field", 30.0, [
+    agent((4, 14), (27, 14), speed=0.8, speeds=[0.8]),
+    agent((1, 15.5), (28, 14.5), speed=2.6),
+]))
+
+# Same way in a corridor, the follower faster: it slows to keep the follow gap.
+S.append(scenario("follow", "corridor", 40.0, [
+    agent((6, 1.2), (28, 1.2), speed=0.8, speeds=[0.8, 1.4]),
+    agent((2, 1.2), (26.5, 1.2), speed=1.4, speeds=[0.8, 1.4]),
+]))
+
+# Four streams of four through a crossroads, each keeping to the right of its arm.
+cross = []
+for k in range(4):
+    lead = 7 - 2 * k  # the front-most agent goes farthest
+    cross.append(agent((lead, 14.2), (29 - 2 * k, 14.2)))            # west to east
+    cross.append(agent((30 - lead, 15.8), (1 + 2 * k, 15.8)))        # east to west
+    cross.append(agent((15.8, lead), (15.8, 29 - 2 * k)))            # south to north
+    cross.append(agent((14.2, 30 - lead), (14.2, 1 + 2 * k)))        # north to south
+S.append(scenario("crossroads-4-way", "crossroads", 60.0, cross))
+
+# One agent turns the corner of the L while another comes down the other arm into the elbow:
+# they would meet at the corner, out of each other's sight.
+S.append(scenario("l-corner", "l-corner", 40.0, [
+    agent((2, 1.25), (18.0, 15.0)),
+    agent((19.2, 18.3), (18.4, 1.0)),
+]))
+
+# A standing agent that wants to leave while a passer-by crosses its way.
+S.append(scenario("start-query", "open-field", 30.0, [
+    agent((15, 10), (15, 25), depart=2.0),
+    agent((9.8, 11.5), (27, 11.5)),
+]))
+
+# Four agents each side of a one-agent-wide door, all wanting through.
+door = []
+for k, y in enumerate([2, 4, 6, 8]):
+    door.append(agent((2, y), (18, y)))
+for k, y in enumerate([3, 5, 7, 9]):
+    door.append(agent((18, y), (2, y)))
+S.append(scenario("doorway-two-way", "doorway", 60.0, door))
+
+# Head-on in a corridor too narrow to pass without a path rewrite.
+S.append(scenario("head-on", "corridor", 30.0, [
+    agent((2, 1.2), (28, 1.2)),
+    agent((28, 1.2), (2, 1.2)),
+]))
+
+# An idle agent standing on another's way.
+S.append(scenario("stationary-blocker", "corridor", 30.0, [
+    agent((2, 1.2), (28, 1.2)),
+    agent((15, 1.2), mode="stationary"),
+]))
+
+for s in S:
+    with open(f"fixtures/scenarios/{s['name']}.json", "w") as f:
+        json.dump(s, f, indent=2)
+        f.write("\n")
+print(f"wrote {len(S)} scenarios")
