@@ -82,7 +82,7 @@ pub fn sweep_pair(
         // The agent does not move: only the collider's motion over... nothing to sweep.
         return None;
     }
-    for pair in samples.windows(2) {
+    for (k, pair) in samples.windows(2).enumerate() {
         let (p, q) = (pair[0], pair[1]);
         if p.t > cutoff {
             break;
@@ -96,7 +96,7 @@ pub fn sweep_pair(
             if time > cutoff {
                 return None;
             }
-            let (closest, _) = closest_approach(p.position, da, b0, db);
+            let closest = closest_after(samples, collider, k, b0, b1);
             return Some(PairContact {
                 time,
                 agent_position: p.position + da * u,
@@ -110,6 +110,36 @@ pub fn sweep_pair(
         b0 = b1;
     }
     None
+}
+
+/// The smallest centre distance from step `k` (collider from `b0` to `b1`) on, following the
+/// later steps while the distance keeps shrinking: the chapter's "min distance between the
+/// two spheres along their respective paths".
+fn closest_after(
+    samples: &[SweepSample],
+    collider: &mut Trajectory<'_>,
+    k: usize,
+    b0: DVec2,
+    b1: DVec2,
+) -> f64 {
+    let (p, q) = (samples[k], samples[k + 1]);
+    let (mut best, mut u) = closest_approach(p.position, q.position - p.position, b0, b1 - b0);
+    let mut b = b1;
+    let mut k = k + 1;
+    // The minimum lies inside a step when u < 1; otherwise look at the next one.
+    while u >= 1.0 && k + 1 < samples.len() {
+        let (p, q) = (samples[k], samples[k + 1]);
+        let next = collider.position(q.t);
+        let (d, v) = closest_approach(p.position, q.position - p.position, b, next - b);
+        if d >= best {
+            break;
+        }
+        best = d;
+        u = v;
+        b = next;
+        k += 1;
+    }
+    best
 }
 
 #[cfg(test)]

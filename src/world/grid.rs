@@ -138,7 +138,7 @@ mod tests {
         assert_eq!(out, vec![0, 1, 2, 3]);
         out.clear();
         // The point outside the rectangle sits in the top-left border cell.
-        grid.near(DVec2::new(0.5, 9.5), 0.1, &mut out);
+        grid.near(DVec2::new(0.5, 10.0), 0.1, &mut out);
         assert_eq!(out, vec![3]);
     }
 }
