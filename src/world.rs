@@ -7,6 +7,7 @@ mod grid;
 
 pub use agent::{
     AgentDesc, AgentKey, Gait, Motion, Phase, StartTransition, DEFAULT_DECELERATION, MIN_STOP_TIME,
+    SPEED_TOLERANCE,
 };
 pub use config::AvoidanceConfig;
 pub use error::WorldError;

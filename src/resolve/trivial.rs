@@ -7,7 +7,9 @@ use super::order::{Order, OrderKind, StartVerdict, StopCause};
 use crate::detect::{sample_agent, sweep_pair, Collision, MotionPlan, SweepSample, Trajectory};
 use crate::geometry::left_normal;
 use crate::rail::Rail;
-use crate::world::{plan_of, start_plan, stop_plan, AgentKey, Phase, World, WorldError};
+use crate::world::{
+    plan_of, start_plan, stop_plan, AgentKey, Phase, World, WorldError, SPEED_TOLERANCE,
+};
 
 /// A collider moving within this angle of the agent's line counts as moving along it (for the
 /// side of the avoidance vector), degrees.
@@ -176,7 +178,7 @@ fn decide(
     let current = plan_of(desc, &motion);
     if let Some(collision) = sweep(current, 0.0, candidates, samples) {
         // 4. Another speed, else stop.
-        for speed in speeds_by_preference(desc, |v| v != motion.speed) {
+        for speed in speeds_by_preference(desc, |v| (v - motion.speed).abs() > SPEED_TOLERANCE) {
             if sweep(plan_at(speed), 0.0, candidates, samples).is_none() {
                 return (Order::ChangeSpeed { speed }, Some(collision));
             }
@@ -192,7 +194,7 @@ fn decide(
     // 5. Follow distance, then the way back to the preferred speed.
     let leader = follow_leader(world, key, 1.0, candidates);
     if let Some(leader_speed) = leader {
-        if motion.speed > leader_speed {
+        if motion.speed > leader_speed + SPEED_TOLERANCE {
             let slower = desc
                 .gaits
                 .iter()
@@ -207,13 +209,15 @@ fn decide(
                         .map(|g| g.speed)
                         .fold(f64::INFINITY, f64::min)
                 });
-            if slower < motion.speed {
+            if slower < motion.speed - SPEED_TOLERANCE {
                 return (Order::ChangeSpeed { speed: slower }, None);
             }
         }
         return (Order::Continue, None);
     }
-    if motion.speed != desc.preferred_speed && since_order >= config.commitment {
+    if (motion.speed - desc.preferred_speed).abs() > SPEED_TOLERANCE
+        && since_order >= config.commitment
+    {
         // Hysteresis: a leader a little beyond the follow gap still caps the speed.
         let cap = follow_leader(world, key, 1.5, candidates).unwrap_or(f64::INFINITY);
         let off = (motion.speed - desc.preferred_speed).abs();

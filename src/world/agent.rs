@@ -33,6 +33,10 @@ impl Gait {
     }
 }
 
+/// Speeds closer than this (m/s) are the same speed: a host may report 1.4 for a gait
+/// computed as 1.4000000000000001.
+pub const SPEED_TOLERANCE: f64 = 1e-6;
+
 /// Default deceleration of a stop, m/s².
 pub const DEFAULT_DECELERATION: f64 = 2.5;
 /// Shortest default stop transition, seconds.
@@ -96,7 +100,12 @@ impl AgentDesc {
     /// preferred, stopping and start transitions as [`Gait::from_speed`] and
     /// [`StartTransition::for_speed`], follow gap 3 × radius.
     pub fn from_radius(radius: f64) -> AgentDesc {
-        let speeds = [2.0 * radius, 3.5 * radius, 6.5 * radius];
+        // Written as (k × radius) / 10 so that the default radius gives exactly 0.8, 1.4, 2.6.
+        let speeds = [
+            20.0 * radius / 10.0,
+            35.0 * radius / 10.0,
+            65.0 * radius / 10.0,
+        ];
         AgentDesc {
             radius,
             gaits: speeds.iter().map(|&v| Gait::from_speed(v)).collect(),
