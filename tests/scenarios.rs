@@ -77,12 +77,18 @@ fn fixture_scenarios_meet_the_quality_bars() {
         assert_eq!(m.off_mesh_frames, 0, "{name}: off-mesh frames");
         assert_eq!(m.order_flips, 0, "{name}: order flips");
         if MUST_FINISH.contains(&name.as_str()) {
-            assert_eq!(m.reached, m.agents, "{name}: every agent must reach its goal");
+            assert_eq!(
+                m.reached, m.agents,
+                "{name}: every agent must reach its goal"
+            );
         }
         insta::assert_json_snapshot!(summary(&sim));
         seen += 1;
     });
-    assert!(seen >= 9, "expected the nine fixture scenarios, found {seen}");
+    assert!(
+        seen >= 9,
+        "expected the nine fixture scenarios, found {seen}"
+    );
 }
 
 #[test]
@@ -92,8 +98,16 @@ fn runs_are_deterministic() {
         let a = play(&path);
         let b = play(&path);
         assert_eq!(a.log, b.log, "{name}: order logs differ");
-        let pa: Vec<_> = a.agents().iter().map(|x| (x.position.x.to_bits(), x.position.y.to_bits())).collect();
-        let pb: Vec<_> = b.agents().iter().map(|x| (x.position.x.to_bits(), x.position.y.to_bits())).collect();
+        let pa: Vec<_> = a
+            .agents()
+            .iter()
+            .map(|x| (x.position.x.to_bits(), x.position.y.to_bits()))
+            .collect();
+        let pb: Vec<_> = b
+            .agents()
+            .iter()
+            .map(|x| (x.position.x.to_bits(), x.position.y.to_bits()))
+            .collect();
         assert_eq!(pa, pb, "{name}: final positions differ");
     }
 }
@@ -103,9 +117,15 @@ fn the_stopped_agents_of_the_blocked_scenarios_wait_instead_of_colliding() {
     // head-on, stationary-blocker, doorway-two-way cannot finish without a path rewrite:
     // their agents must have stopped (and not have walked through each other).
     for name in ["head-on", "stationary-blocker", "doorway-two-way"] {
-        let sim = play(std::path::Path::new(&format!("fixtures/scenarios/{name}.json")));
+        let sim = play(std::path::Path::new(&format!(
+            "fixtures/scenarios/{name}.json"
+        )));
         let m = sim.metrics();
-        assert!(m.orders.stop >= 1, "{name}: expected stops, got {:?}", m.orders);
+        assert!(
+            m.orders.stop >= 1,
+            "{name}: expected stops, got {:?}",
+            m.orders
+        );
         assert_eq!(m.collisions, 0, "{name}");
     }
 }
