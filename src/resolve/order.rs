@@ -81,9 +81,10 @@ pub enum StartVerdict {
     Go,
     /// An agent will be in the way; it is predicted to clear it in `clear_in` seconds.
     Wait {
-        /// The agent in the way.
+        /// The agent in the way (the first collision of a start now).
         blocker: AgentKey,
-        /// Seconds until a start would be collision-free (at the latest time tried).
+        /// Seconds until a start no longer collides with the blocker, in steps of 0.25 s. Others
+        /// may still be in the way then: ask again.
         clear_in: f64,
     },
     /// An agent is in the way and does not clear it within the horizon (it stands there,

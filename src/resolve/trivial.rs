@@ -27,6 +27,8 @@ pub(crate) struct Sweep<'r> {
     pub inflation: f64,
     /// Apply the chapter's "collider in front" exclusion.
     pub front_only: bool,
+    /// Sweep against this collider only.
+    pub only: Option<AgentKey>,
 }
 
 impl World {
@@ -170,6 +172,7 @@ fn decide(
                 plan,
                 inflation,
                 front_only: true,
+                only: None,
             },
             candidates,
             samples,
@@ -300,7 +303,7 @@ fn follow_leader(
 
 /// Whether a standing agent may start now along `rail` from `s`, with its start transition
 /// toward its preferred speed; when not, the first delay (in steps of 0.25 s up to the
-/// horizon) after which it could.
+/// horizon) after which the blocking agent no longer collides with that start.
 pub(crate) fn start_verdict(
     world: &World,
     key: AgentKey,
@@ -312,7 +315,7 @@ pub(crate) fn start_verdict(
 ) -> StartVerdict {
     let desc = world.agents[key].desc();
     let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
-    let run = |plan: MotionPlan, candidates: &mut Vec<u32>, samples: &mut Vec<SweepSample>| {
+    let run = |plan: MotionPlan, only: Option<AgentKey>, candidates: &mut Vec<u32>, samples: &mut Vec<SweepSample>| {
         detect(
             world,
             &Sweep {
@@ -321,14 +324,17 @@ pub(crate) fn start_verdict(
                 plan,
                 inflation,
                 front_only: true,
+                only,
             },
             candidates,
             samples,
         )
     };
-    let Some(first) = run(plan, candidates, samples) else {
+    let Some(first) = run(plan, None, candidates, samples) else {
         return StartVerdict::Go;
     };
+    // How long until the blocking agent clears the way: the same start, delayed, against it
+    // alone (one pair per delay, so a waiting agent costs little per frame).
     let steps = (world.config().horizon / START_DELAY_STEP).ceil() as usize;
     for k in 1..=steps {
         let delay = k as f64 * START_DELAY_STEP;
@@ -336,7 +342,7 @@ pub(crate) fn start_verdict(
             still: plan.still + delay,
             ..plan
         };
-        if run(delayed, candidates, samples).is_none() {
+        if run(delayed, Some(first.collider), candidates, samples).is_none() {
             return StartVerdict::Wait {
                 blocker: first.collider,
                 clear_in: delay,
@@ -381,7 +387,7 @@ pub(crate) fn detect(
     let mut best: Option<(crate::detect::PairContact, AgentKey)> = None;
     for &i in candidates.iter() {
         let other_key = world.dense[i as usize];
-        if other_key == sweep.key {
+        if other_key == sweep.key || sweep.only.is_some_and(|only| only != other_key) {
             continue;
         }
         let other = &world.agents[other_key];
