@@ -276,6 +276,7 @@ impl World {
         agent.desc.position = agent.position;
         agent.rail = None;
         agent.motion = Motion::standing(0.0);
+        agent.invalid_motion = false;
         self.refresh(key);
         self.grid_dirty = true;
         Ok(())

@@ -236,25 +236,31 @@ fn decide(
 }
 
 /// The agent's speeds that pass `keep`, closest to the preferred speed first (slower first on
-/// ties).
-fn speeds_by_preference(
-    desc: &crate::AgentDesc,
-    keep: impl Fn(f64) -> bool,
-) -> impl Iterator<Item = f64> {
+/// ties). Selection by repeated minimum: O(k²) in the number of speeds (a handful) and no
+/// allocation, whatever the number of speeds.
+fn speeds_by_preference<'a>(
+    desc: &'a crate::AgentDesc,
+    keep: impl Fn(f64) -> bool + 'a,
+) -> impl Iterator<Item = f64> + 'a {
     let preferred = desc.preferred_speed;
-    let mut speeds: [f64; 16] = [0.0; 16];
-    let mut n = 0;
-    for g in desc.gaits.iter().take(16) {
-        if keep(g.speed) {
-            speeds[n] = g.speed;
-            n += 1;
+    let rank = move |v: f64| ((v - preferred).abs(), v);
+    let before =
+        |a: (f64, f64), b: (f64, f64)| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).is_lt();
+    let mut last: Option<(f64, f64)> = None;
+    std::iter::from_fn(move || {
+        let mut next: Option<(f64, f64)> = None;
+        for g in &desc.gaits {
+            let r = rank(g.speed);
+            if !keep(g.speed) || last.is_some_and(|l| !before(l, r)) {
+                continue;
+            }
+            if next.is_none_or(|n| before(r, n)) {
+                next = Some(r);
+            }
         }
-    }
-    speeds[..n].sort_by(|a, b| {
-        let (da, db) = ((a - preferred).abs(), (b - preferred).abs());
-        da.total_cmp(&db).then(a.total_cmp(b))
-    });
-    speeds.into_iter().take(n)
+        last = next;
+        next.map(|(_, v)| v)
+    })
 }
 
 /// The speed of the nearest agent walking the same way ahead of `key`, on its line, within
@@ -315,7 +321,10 @@ pub(crate) fn start_verdict(
 ) -> StartVerdict {
     let desc = world.agents[key].desc();
     let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
-    let run = |plan: MotionPlan, only: Option<AgentKey>, candidates: &mut Vec<u32>, samples: &mut Vec<SweepSample>| {
+    let run = |plan: MotionPlan,
+               only: Option<AgentKey>,
+               candidates: &mut Vec<u32>,
+               samples: &mut Vec<SweepSample>| {
         detect(
             world,
             &Sweep {

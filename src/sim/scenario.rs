@@ -147,6 +147,14 @@ pub enum ScenarioError {
         #[source]
         source: Box<LevelError>,
     },
+    /// The scenario's inline level does not validate; the level error names the scenario file
+    /// (its origin is `FILE: level`).
+    #[error("{source}")]
+    InlineLevel {
+        /// The level's error.
+        #[source]
+        source: Box<LevelError>,
+    },
     /// The scenario parsed but does not validate.
     #[error("{origin}: scenario `{scenario}`: {item}: {problem}")]
     Invalid {
@@ -262,7 +270,11 @@ impl Scenario {
                     serde_json::from_value(file.level.clone()).map_err(|e| {
                         invalid("level".into(), format!("not a valid inline level: {e}"))
                     })?;
-                Level::from_file(level_file, &format!("{origin}: level")).map_err(level_error)?
+                Level::from_file(level_file, &format!("{origin}: level")).map_err(|source| {
+                    ScenarioError::InlineLevel {
+                        source: Box::new(source),
+                    }
+                })?
             }
             _ => {
                 return Err(invalid(
