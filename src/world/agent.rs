@@ -4,7 +4,9 @@ use glam::DVec2;
 
 slotmap::new_key_type! {
     /// A handle to an agent of a [`World`](crate::World). Keys of removed agents are never
-    /// reused, so a stale key is reported as unknown instead of naming another agent.
+    /// reused (slot versions), so a stale key is reported as unknown instead of naming another
+    /// agent. Keys do not record their world: a key from another world is unknown only if this
+    /// world never had an agent in that slot with that version; keep keys with their world.
     pub struct AgentKey;
 }
 

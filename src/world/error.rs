@@ -8,7 +8,8 @@ use crate::rail::PlanError;
 /// What went wrong in a call to the [`World`](crate::World).
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum WorldError {
-    /// The key names no live agent (removed, or from another world).
+    /// The key names no live agent (removed, or from another world whose slot this world never
+    /// used; see [`AgentKey`]).
     #[error("unknown agent key {0:?} (removed, or from another world)")]
     UnknownAgent(AgentKey),
     /// An agent description is invalid.
