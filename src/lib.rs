@@ -4,6 +4,7 @@
 //! [`Level`]); the avoidance layers built on this foundation answer, each frame, whether an agent
 //! may keep going, must change speed, stop, or take a rewritten rail. See `docs/ARCHITECTURE.md`.
 
+mod debug;
 mod detect;
 mod geometry;
 #[cfg(feature = "navmesh")]
@@ -16,6 +17,7 @@ mod resolve;
 mod sim;
 mod world;
 
+pub use debug::{DebugLog, DebugSink, NoDebug};
 pub use detect::Collision;
 #[cfg(feature = "navmesh")]
 pub use interop::*;

@@ -983,3 +983,20 @@ fn a_cloned_world_answers_like_the_original() {
         assert_eq!(world.query(key).unwrap(), copy.query(key).unwrap());
     }
 }
+
+#[test]
+fn a_debug_sink_sees_the_collisions_and_orders_of_a_frame() {
+    let (mut world, east, north) = crossing();
+    let mut log = DebugLog::default();
+    let mut orders = Vec::new();
+    world.query_all_with(&mut orders, &mut log);
+    assert_eq!(log.orders, orders, "every order, in query order");
+    assert_eq!(log.collisions.len(), 1, "{:?}", log.collisions);
+    assert_eq!(log.collisions[0].0, east);
+    assert_eq!(log.collisions[0].1.collider, north);
+    // The same frame without a sink gives the same orders.
+    let (mut plain, _, _) = crossing();
+    let mut plain_orders = Vec::new();
+    plain.query_all(&mut plain_orders);
+    assert_eq!(plain_orders, orders);
+}

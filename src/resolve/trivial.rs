@@ -4,6 +4,7 @@
 use glam::DVec2;
 
 use super::order::{Order, OrderKind, StartVerdict, StopCause};
+use crate::debug::{DebugSink, NoDebug};
 use crate::detect::{sample_agent, sweep_pair, Collision, MotionPlan, SweepSample, Trajectory};
 use crate::geometry::left_normal;
 use crate::rail::Rail;
@@ -43,7 +44,16 @@ impl World {
     /// 5. without one: slow down behind an agent walking the same way within the follow gap;
     ///    else return toward the preferred speed once the commitment time has passed and an
     ///    inflated sweep at that speed is clear.
-    pub fn query(&mut self, key: AgentKey) -> Result<crate::Order, WorldError> {
+    pub fn query(&mut self, key: AgentKey) -> Result<Order, WorldError> {
+        self.query_with(key, &mut NoDebug)
+    }
+
+    /// [`World::query`], telling `sink` the collision found and the order given.
+    pub fn query_with(
+        &mut self,
+        key: AgentKey,
+        sink: &mut impl DebugSink,
+    ) -> Result<Order, WorldError> {
         if !self.agents.contains_key(key) {
             return Err(WorldError::UnknownAgent(key));
         }
@@ -53,6 +63,10 @@ impl World {
         let (order, collision) = decide(self, key, &mut candidates, &mut samples);
         self.scratch_candidates = candidates;
         self.scratch_samples = samples;
+        if let Some(collision) = &collision {
+            sink.collision(key, collision);
+        }
+        sink.order(key, &order);
         self.apply(key, &order, collision);
         Ok(order)
     }
@@ -60,11 +74,20 @@ impl World {
     /// Query every agent once, in key order, into `orders` (cleared first; reuse it across
     /// frames to avoid allocating).
     pub fn query_all(&mut self, orders: &mut Vec<(AgentKey, Order)>) {
+        self.query_all_with(orders, &mut NoDebug);
+    }
+
+    /// [`World::query_all`] with a debug sink.
+    pub fn query_all_with(
+        &mut self,
+        orders: &mut Vec<(AgentKey, Order)>,
+        sink: &mut impl DebugSink,
+    ) {
         orders.clear();
         self.ensure_grid();
         for i in 0..self.dense.len() {
             let key = self.dense[i];
-            if let Ok(order) = self.query(key) {
+            if let Ok(order) = self.query_with(key, sink) {
                 orders.push((key, order));
             }
         }
