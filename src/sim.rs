@@ -2,10 +2,15 @@
 
 mod host;
 mod metrics;
+mod placement;
 mod scenario;
 
 pub use host::{AgentState, HostAgent, HostPhase, OrderRecord, Simulation, FLIP_WINDOW};
 pub use metrics::{ContactEvent, Metrics, OrderCounts, Percentiles, CONTACT_FRACTION};
+pub use placement::{
+    PlacementError, PlacementOptions, PLACEMENT_ATTEMPTS_PER_AGENT, PLACEMENT_SPACING,
+    PLACEMENT_WALL_MARGIN,
+};
 pub use scenario::{
     AgentEntry, Mode, Scenario, ScenarioAgent, ScenarioError, ScenarioFile, StartEntry,
 };
