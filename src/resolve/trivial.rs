@@ -365,6 +365,12 @@ pub(crate) fn start_verdict(
     let Some(first) = run(plan, None, candidates, samples) else {
         return StartVerdict::Go;
     };
+    if !world.agents[first.collider].plan.moves() {
+        // A blocker that stands (idle, waiting, arrived) does not clear the way by itself.
+        return StartVerdict::Blocked {
+            blocker: first.collider,
+        };
+    }
     // How long until the blocking agent clears the way: the same start, delayed, against it
     // alone (one pair per delay, so a waiting agent costs little per frame).
     let steps = (world.config().horizon / START_DELAY_STEP).ceil() as usize;

@@ -304,7 +304,6 @@ impl Scenario {
         file.avoidance
             .validate()
             .map_err(|problem| invalid("avoidance".into(), problem))?;
-        let mesh = level.navmesh();
         let mut agents: Vec<ScenarioAgent> = Vec::with_capacity(file.agents.len());
         for (i, entry) in file.agents.iter().enumerate() {
             let item = || format!("agent {i}");
@@ -322,7 +321,6 @@ impl Scenario {
                     ));
                 }
             }
-            let _ = mesh;
             agents.push(agent);
         }
         Ok(Scenario {
