@@ -471,7 +471,8 @@ fn advance(a: &mut HostAgent, dt: f64, now: f64) {
                 let e = elapsed + left;
                 if e < st.duration {
                     let u = ((e - st.turn_time) / moving).clamp(0.0, 1.0);
-                    a.s = from_s + distance * u * u;
+                    // A speed change mid-start rescales the distance: never step backwards.
+                    a.s = (from_s + distance * u * u).max(a.s);
                     a.phase = HostPhase::Starting { elapsed: e, from_s };
                     break;
                 }
