@@ -115,6 +115,10 @@ pub struct World {
     grid_dirty: bool,
     /// Largest `range + radius` of any agent this frame (grows when orders speed agents up).
     pub(crate) max_reach: f64,
+    /// Fastest planned speed of any agent this frame, m/s (grows with orders).
+    pub(crate) max_speed: f64,
+    /// Largest agent radius, metres.
+    pub(crate) max_radius: f64,
     pub(crate) time: f64,
     pub(crate) scratch_candidates: Vec<u32>,
     pub(crate) scratch_samples: Vec<SweepSample>,
@@ -132,6 +136,8 @@ impl World {
             grid: AgentGrid::default(),
             grid_dirty: true,
             max_reach: 0.0,
+            max_speed: 0.0,
+            max_radius: 0.0,
             time: 0.0,
             scratch_candidates: Vec::new(),
             scratch_samples: Vec::new(),
@@ -372,9 +378,9 @@ impl World {
             }
         }
         let reach = agent.range + agent.desc.radius;
-        if reach > self.max_reach {
-            self.max_reach = reach;
-        }
+        self.max_reach = self.max_reach.max(reach);
+        self.max_speed = self.max_speed.max(agent.plan.max_speed());
+        self.max_radius = self.max_radius.max(agent.desc.radius);
     }
 
     /// Rebuild the broad phase if anything moved since the last build.
@@ -388,6 +394,16 @@ impl World {
             .agents
             .values()
             .map(|a| a.range + a.desc.radius)
+            .fold(0.0, f64::max);
+        self.max_speed = self
+            .agents
+            .values()
+            .map(|a| a.plan.max_speed())
+            .fold(0.0, f64::max);
+        self.max_radius = self
+            .agents
+            .values()
+            .map(|a| a.desc.radius)
             .fold(0.0, f64::max);
         let cell = if self.config.cell_size > 0.0 {
             self.config.cell_size

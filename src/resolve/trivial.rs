@@ -396,7 +396,8 @@ pub(crate) fn start_verdict(
 ///
 /// Duration: the plan's standing and transition parts, then the stopping time plus the horizon
 /// at the final speed. Exclusion tests: the collider is in front (dot product with the
-/// direction of travel, when `front_only`), and the two detection-range discs meet.
+/// direction of travel, when `front_only`), and the two detection-range discs meet (the
+/// collider's disc grown to what it can travel during the sweep, if that is more).
 pub(crate) fn detect(
     world: &World,
     sweep: &Sweep<'_>,
@@ -419,7 +420,9 @@ pub(crate) fn detect(
     let range = (plan.s_at(duration) - plan.s).max(0.0);
     sample_agent(&mut trajectory, desc.radius, duration, samples);
     let grow = 1.0 + sweep.inflation;
-    let reach = range + world.max_reach + desc.radius + 2.0 * config.margin;
+    // Any collider that can meet the agent during the sweep starts within this distance.
+    let reach =
+        range + world.max_speed * duration + world.max_radius + desc.radius + 2.0 * config.margin;
     candidates.clear();
     world.grid.near(origin.position, reach * grow, candidates);
     let mut best: Option<(crate::detect::PairContact, AgentKey)> = None;
@@ -434,7 +437,10 @@ pub(crate) fn detect(
             continue;
         }
         let radii = (desc.radius + other.desc().radius + 2.0 * config.margin) * grow;
-        if to.length() > range + other.range + radii {
+        // The chapter's detection-range discs, the collider's grown to what it can travel in
+        // the sweep's duration (which may exceed its own horizon, e.g. a start transition's).
+        let other_travel = other.range.max(other.plan.max_speed() * duration);
+        if to.length() > range + other_travel + radii {
             continue;
         }
         let mut collider = match other.rail() {
