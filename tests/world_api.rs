@@ -907,7 +907,7 @@ fn play(frames: usize) -> Vec<String> {
         (v(15.0, 12.0), v(15.0, 28.0), 1.4),
         (v(4.0, 5.0), v(26.0, 5.0), 0.8),
         (v(2.8, 5.0), v(26.0, 5.0), 1.4),
-        (v(15.0, 20.0), v(15.0, 8.0), 0.0),
+        (v(22.0, 22.0), v(28.0, 26.0), 0.0),
     ];
     let mut host: Vec<(AgentKey, Arc<Rail>, f64, f64, bool)> = Vec::new();
     for (from, to, speed) in rails {
