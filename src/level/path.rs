@@ -5,7 +5,7 @@ use glam::DVec2;
 
 use super::funnel::{string_pull, Portal};
 use super::navmesh::{NavMesh, PolygonId};
-use crate::geometry::{closest_on_segment, cross};
+use crate::geometry::{closest_on_segment, cross, segments_intersect};
 
 /// Options of a path query.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -295,8 +295,23 @@ impl NavMesh {
         let (best_clearance, best_t) = self.portal_clearance[range.start + slot];
         let best = right + (left - right) * best_t;
         let tolerance = 1e-6;
+        // Every wall that can come within `radius` of a point of the portal: one grid query, then
+        // the bisection measures against this short list instead of searching the grid ~30 times
+        // per end (that search was 90 % of a path query on plaza).
+        let mut near: Vec<u32> = Vec::new();
+        let centre = (left + right) * 0.5;
+        self.walls_near(centre, 0.5 * left.distance(right) + radius, &mut near);
+        near.sort_unstable();
+        near.dedup();
+        // Keep the walls actually within `radius` of the portal segment (usually a handful).
+        near.retain(|&w| {
+            let [a, b] = [self.walls[w as usize][0], self.walls[w as usize][1]];
+            let (wa, wb) = (self.vertices[a as usize], self.vertices[b as usize]);
+            segment_distance(left, right, wa, wb) < radius
+        });
+        let clear = |p: DVec2| self.distance_to_walls(p, &near) >= radius - tolerance;
         for end in [&mut portal.left, &mut portal.right] {
-            if self.wall_distance(*end) >= radius - tolerance {
+            if clear(*end) {
                 continue;
             }
             if best_clearance < radius - tolerance {
@@ -306,7 +321,7 @@ impl NavMesh {
             let (mut good, mut bad) = (best, *end);
             while good.distance(bad) > 1e-7 {
                 let mid = (good + bad) * 0.5;
-                if self.wall_distance(mid) >= radius - tolerance {
+                if clear(mid) {
                     good = mid;
                 } else {
                     bad = mid;
@@ -372,4 +387,17 @@ impl NavMesh {
     ) -> f64 {
         left.distance(right) - self.wall_shrink(lv, radius) - self.wall_shrink(rv, radius)
     }
+}
+
+/// Distance between segments `ab` and `cd`, metres: 0 when they cross, otherwise the smallest of
+/// the four endpoint-to-segment distances (exact for segments in the plane).
+fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
+    if segments_intersect(a, b, c, d) {
+        return 0.0;
+    }
+    let to = |p: DVec2, s0: DVec2, s1: DVec2| closest_on_segment(p, s0, s1).0.distance(p);
+    to(a, c, d)
+        .min(to(b, c, d))
+        .min(to(c, a, b))
+        .min(to(d, a, b))
 }

@@ -100,6 +100,33 @@ impl NavMesh {
         })
     }
 
+    /// Append to `out` every wall (index into the wall list) that may come within `reach` metres
+    /// of `centre`: the walls of the wall-grid cells the square of half-side `reach` touches.
+    /// A wall may appear more than once (it is listed in every cell it crosses).
+    pub(crate) fn walls_near(&self, centre: DVec2, reach: f64, out: &mut Vec<u32>) {
+        let grid = &self.wall_grid;
+        let (c0, r0) = grid.clamped_cell(centre - DVec2::splat(reach));
+        let (c1, r1) = grid.clamped_cell(centre + DVec2::splat(reach));
+        for r in r0..=r1 {
+            for c in c0..=c1 {
+                out.extend_from_slice(grid.items(c, r));
+            }
+        }
+    }
+
+    /// Distance from `point` to the nearest of `walls` (indices into the wall list).
+    pub(crate) fn distance_to_walls(&self, point: DVec2, walls: &[u32]) -> f64 {
+        walls
+            .iter()
+            .map(|&w| {
+                let [a, b, _] = self.walls[w as usize];
+                let (q, _) =
+                    closest_on_segment(point, self.vertices[a as usize], self.vertices[b as usize]);
+                q.distance(point)
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// Distance from `point` to the nearest wall, metres (`f64::INFINITY` for a wall-less mesh or a
     /// non-finite point). Inside the mesh this is the point's clearance.
     pub fn wall_distance(&self, point: DVec2) -> f64 {
