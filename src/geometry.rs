@@ -80,6 +80,19 @@ pub fn point_in_polygon(p: DVec2, polygon: &[DVec2]) -> bool {
     inside
 }
 
+/// Distance between segments `ab` and `cd`, metres: 0 when they cross, otherwise the smallest of
+/// the four endpoint-to-segment distances (exact for segments in the plane).
+pub fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
+    if segments_intersect(a, b, c, d) {
+        return 0.0;
+    }
+    let to = |p: DVec2, s0: DVec2, s1: DVec2| closest_on_segment(p, s0, s1).0.distance(p);
+    to(a, c, d)
+        .min(to(b, c, d))
+        .min(to(c, a, b))
+        .min(to(d, a, b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,7 +109,7 @@ mod tests {
     }
 
     #[test]
-    fn segment_distance() {
+    fn closest_point_on_a_segment() {
         assert_eq!(
             closest_on_segment(v(1., 1.), v(0., 0.), v(2., 0.))
                 .0
@@ -136,5 +149,28 @@ mod tests {
         let square = [v(0., 0.), v(2., 0.), v(2., 2.), v(0., 2.)];
         assert!(point_in_polygon(v(1., 1.), &square));
         assert!(!point_in_polygon(v(3., 1.), &square));
+    }
+
+    #[test]
+    fn segment_distance_is_zero_when_crossing_and_the_gap_otherwise() {
+        let p = |x: f64, y: f64| DVec2::new(x, y);
+        assert_eq!(
+            segment_distance(p(0.0, 0.0), p(2.0, 2.0), p(0.0, 2.0), p(2.0, 0.0)),
+            0.0
+        );
+        assert_eq!(
+            segment_distance(p(0.0, 0.0), p(2.0, 0.0), p(1.0, 0.5), p(1.0, 3.0)),
+            0.5
+        );
+        // Parallel, offset: the endpoint distances give the gap.
+        assert_eq!(
+            segment_distance(p(0.0, 0.0), p(4.0, 0.0), p(1.0, 1.5), p(3.0, 1.5)),
+            1.5
+        );
+        // Collinear, apart.
+        assert_eq!(
+            segment_distance(p(0.0, 0.0), p(1.0, 0.0), p(3.0, 0.0), p(5.0, 0.0)),
+            2.0
+        );
     }
 }

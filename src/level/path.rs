@@ -5,7 +5,7 @@ use glam::DVec2;
 
 use super::funnel::{string_pull, Portal};
 use super::navmesh::{NavMesh, PolygonId};
-use crate::geometry::{closest_on_segment, cross, segments_intersect};
+use crate::geometry::{closest_on_segment, cross, segment_distance};
 
 /// Options of a path query.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -387,17 +387,4 @@ impl NavMesh {
     ) -> f64 {
         left.distance(right) - self.wall_shrink(lv, radius) - self.wall_shrink(rv, radius)
     }
-}
-
-/// Distance between segments `ab` and `cd`, metres: 0 when they cross, otherwise the smallest of
-/// the four endpoint-to-segment distances (exact for segments in the plane).
-fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
-    if segments_intersect(a, b, c, d) {
-        return 0.0;
-    }
-    let to = |p: DVec2, s0: DVec2, s1: DVec2| closest_on_segment(p, s0, s1).0.distance(p);
-    to(a, c, d)
-        .min(to(b, c, d))
-        .min(to(c, a, b))
-        .min(to(d, a, b))
 }
