@@ -15,6 +15,7 @@ mod raycast;
 mod search;
 mod walls;
 
+pub(crate) use error::json_error_message;
 pub use error::{LevelError, LevelItem, LevelProblem};
 pub use format::LevelFile;
 pub use navmesh::{BoundaryEdge, NavMesh, PolygonId};
@@ -51,14 +52,7 @@ impl Level {
             origin: origin.to_owned(),
             line: e.line(),
             column: e.column(),
-            message: {
-                // serde_json appends " at line L column C"; the location is already given.
-                let text = e.to_string();
-                match text.rfind(" at line ") {
-                    Some(i) => text[..i].to_owned(),
-                    None => text,
-                }
-            },
+            message: error::json_error_message(&e),
         })?;
         Level::from_file(file, origin)
     }

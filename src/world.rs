@@ -354,15 +354,14 @@ impl World {
         let Some(agent) = self.agents.get_mut(key) else {
             return;
         };
-        match agent.rail.clone() {
+        match agent.rail.as_ref().map(|rail| rail.sample(agent.motion.s)) {
             None => {
                 agent.position = agent.desc.position;
                 agent.direction = DVec2::ZERO;
                 agent.plan = MotionPlan::standing(0.0);
                 agent.range = 0.0;
             }
-            Some(rail) => {
-                let sample = rail.sample(agent.motion.s);
+            Some(sample) => {
                 agent.position = sample.position;
                 agent.direction = sample.tangent;
                 agent.plan = plan_of(&agent.desc, &agent.motion);

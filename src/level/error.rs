@@ -128,3 +128,13 @@ impl LevelError {
 
 /// A validation failure before the file name and level name are attached.
 pub(crate) type Invalid = (LevelItem, LevelProblem);
+
+/// serde_json's description of a parse error without the " at line L column C" it appends:
+/// our errors give the location in their own fields.
+pub(crate) fn json_error_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_owned(),
+        None => text,
+    }
+}

@@ -32,6 +32,20 @@ pub(crate) struct Sweep<'r> {
     pub only: Option<AgentKey>,
 }
 
+impl<'r> Sweep<'r> {
+    /// The detection sweep of `key` along `rail`: colliders in front, all of them.
+    fn ahead(key: AgentKey, rail: &'r Rail, plan: MotionPlan, inflation: f64) -> Sweep<'r> {
+        Sweep {
+            key,
+            rail,
+            plan,
+            inflation,
+            front_only: true,
+            only: None,
+        }
+    }
+}
+
 impl World {
     /// Ask what an agent should do this frame (chapter 22.3). The order takes effect in the
     /// world at once. Runs, in order:
@@ -189,14 +203,7 @@ fn decide(
                  samples: &mut Vec<SweepSample>| {
         detect(
             world,
-            &Sweep {
-                key,
-                rail,
-                plan,
-                inflation,
-                front_only: true,
-                only: None,
-            },
+            &Sweep::ahead(key, rail, plan, inflation),
             candidates,
             samples,
         )
@@ -348,19 +355,11 @@ pub(crate) fn start_verdict(
                only: Option<AgentKey>,
                candidates: &mut Vec<u32>,
                samples: &mut Vec<SweepSample>| {
-        detect(
-            world,
-            &Sweep {
-                key,
-                rail,
-                plan,
-                inflation,
-                front_only: true,
-                only,
-            },
-            candidates,
-            samples,
-        )
+        let sweep = Sweep {
+            only,
+            ..Sweep::ahead(key, rail, plan, inflation)
+        };
+        detect(world, &sweep, candidates, samples)
     };
     let Some(first) = run(plan, None, candidates, samples) else {
         return StartVerdict::Go;

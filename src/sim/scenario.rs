@@ -230,13 +230,7 @@ impl Scenario {
             origin: origin.to_owned(),
             line: e.line(),
             column: e.column(),
-            message: {
-                let text = e.to_string();
-                match text.rfind(" at line ") {
-                    Some(i) => text[..i].to_owned(),
-                    None => text,
-                }
-            },
+            message: crate::level::json_error_message(&e),
         })?;
         Scenario::from_file(file, origin, base)
     }
