@@ -68,6 +68,13 @@ pub struct Rail {
     table: ArcTable,
 }
 
+/// Two rails are equal when their segments are (the arclength table follows from them).
+impl PartialEq for Rail {
+    fn eq(&self, other: &Rail) -> bool {
+        self.segments == other.segments
+    }
+}
+
 impl Rail {
     /// Builds a rail from its segments, in travel order.
     ///

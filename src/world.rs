@@ -20,7 +20,7 @@ use slotmap::SlotMap;
 use crate::detect::{Collision, MotionPlan, SweepSample};
 use crate::level::{Level, PathOptions};
 use crate::rail::Rail;
-use crate::resolve::OrderKind;
+use crate::resolve::{OrderKind, Side};
 use grid::AgentGrid;
 
 /// Slack (metres of arclength) allowed when the host reports a distance just past either end
@@ -32,7 +32,7 @@ const RAIL_SLACK: f64 = 1e-3;
 #[derive(Clone, Debug)]
 pub struct Agent {
     desc: AgentDesc,
-    rail: Option<Arc<Rail>>,
+    pub(crate) rail: Option<Arc<Rail>>,
     pub(crate) motion: Motion,
     position: DVec2,
     direction: DVec2,
@@ -44,9 +44,33 @@ pub struct Agent {
     pub(crate) last_order_time: f64,
     pub(crate) collision: Option<Collision>,
     pub(crate) invalid_motion: bool,
+    /// When it was last told to stop (world clock, seconds).
+    pub(crate) last_stop_time: f64,
+    /// When and to which side its rail was last bent around a collision.
+    pub(crate) last_reroute: Option<(f64, Side)>,
+    /// A standing agent does not try to bend its rail again before this time (after a try
+    /// that failed), seconds.
+    pub(crate) next_bend_time: f64,
+    /// The agent it has been waiting on, standing, and since when (world clock, seconds).
+    pub(crate) waiting_on: Option<(AgentKey, f64)>,
+    /// Set when it yields out of a deadlock: the goal it goes on to from the yield spot.
+    pub(crate) resume_goal: Option<DVec2>,
+    /// Order in which rails were given (the later of two agents sent to the same point moves).
+    pub(crate) rail_serial: u64,
+    /// Whether its rail's end has been checked against the other agents' destinations.
+    pub(crate) destination_checked: bool,
 }
 
 impl Agent {
+    /// Forget the resolution state of an old rail (a new rail from the host, or none).
+    fn reset_resolution(&mut self) {
+        self.last_reroute = None;
+        self.next_bend_time = f64::NEG_INFINITY;
+        self.waiting_on = None;
+        self.resume_goal = None;
+        self.destination_checked = true;
+    }
+
     /// Its description.
     pub fn desc(&self) -> &AgentDesc {
         &self.desc
@@ -85,6 +109,15 @@ impl Agent {
     pub fn has_invalid_motion(&self) -> bool {
         self.invalid_motion
     }
+    /// The agent it is standing and waiting on, and since when (world clock, seconds).
+    pub fn waiting_on(&self) -> Option<(AgentKey, f64)> {
+        self.waiting_on
+    }
+    /// Whether it is on its way to, or waiting at, a yield spot out of a deadlock; the goal it
+    /// will go on to.
+    pub fn yielding_to_goal(&self) -> Option<DVec2> {
+        self.resume_goal
+    }
     /// Whether it has a rail with distance left to travel.
     pub fn wants_to_move(&self) -> bool {
         match &self.rail {
@@ -122,6 +155,8 @@ pub struct World {
     pub(crate) time: f64,
     pub(crate) scratch_candidates: Vec<u32>,
     pub(crate) scratch_samples: Vec<SweepSample>,
+    /// Rails given so far (each agent keeps the number of its own).
+    rail_serial: u64,
 }
 
 impl World {
@@ -141,6 +176,7 @@ impl World {
             time: 0.0,
             scratch_candidates: Vec::new(),
             scratch_samples: Vec::new(),
+            rail_serial: 0,
         })
     }
 
@@ -202,6 +238,13 @@ impl World {
             last_order_time: f64::NEG_INFINITY,
             collision: None,
             invalid_motion: false,
+            last_stop_time: f64::NEG_INFINITY,
+            last_reroute: None,
+            next_bend_time: f64::NEG_INFINITY,
+            waiting_on: None,
+            resume_goal: None,
+            rail_serial: 0,
+            destination_checked: true,
         });
         self.grid_dirty = true;
         Ok(key)
@@ -248,6 +291,10 @@ impl World {
         agent.rail = Some(rail);
         agent.motion = Motion::standing(0.0);
         agent.invalid_motion = false;
+        agent.reset_resolution();
+        self.rail_serial += 1;
+        agent.rail_serial = self.rail_serial;
+        agent.destination_checked = false;
         self.refresh(key);
         self.grid_dirty = true;
         Ok(())
@@ -283,6 +330,7 @@ impl World {
         agent.rail = None;
         agent.motion = Motion::standing(0.0);
         agent.invalid_motion = false;
+        agent.reset_resolution();
         self.refresh(key);
         self.grid_dirty = true;
         Ok(())

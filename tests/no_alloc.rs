@@ -61,9 +61,13 @@ impl Host {
         world.query_all(orders);
         for (key, order) in orders.iter() {
             let i = self.keys.iter().position(|k| k == key).unwrap();
-            match *order {
-                Order::ChangeSpeed { speed } | Order::Start { speed } => self.speed[i] = speed,
+            match order {
+                Order::ChangeSpeed { speed } | Order::Start { speed } => self.speed[i] = *speed,
                 Order::Stop { .. } => self.speed[i] = 0.0,
+                Order::Reroute { rail, .. } => {
+                    self.s[i] = 0.0;
+                    self.length[i] = rail.length();
+                }
                 _ => {}
             }
         }

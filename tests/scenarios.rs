@@ -4,15 +4,9 @@
 use serde_json::{json, Value};
 use sidestep::{Order, Scenario, Simulation, StopCause};
 
-/// Scenarios in which every agent must reach its goal (the others need path rewriting).
-const MUST_FINISH: [&str; 6] = [
-    "crossing",
-    "overtake",
-    "follow",
-    "crossroads-4-way",
-    "l-corner",
-    "start-query",
-];
+/// Fixture scenarios not yet finished by every agent (the quality bar still holds for the
+/// rest: no collisions, no off-mesh frames, no flips).
+const NOT_YET_FINISHING: [&str; 1] = ["doorway-two-way"];
 
 fn round(v: f64, places: i32) -> f64 {
     let k = 10f64.powi(places);
@@ -34,6 +28,10 @@ fn order_line(frame: usize, agent: usize, order: &Order) -> String {
         Order::ChangeSpeed { speed } => format!("speed {speed}"),
         Order::Start { speed } => format!("start {speed}"),
         Order::Wait { .. } => "wait".to_string(),
+        Order::Reroute { reroute, .. } => format!(
+            "reroute {:?} {:?} via ({:.3}, {:.3})",
+            reroute.reason, reroute.side, reroute.via.x, reroute.via.y
+        ),
         Order::Stop { cause } => match cause {
             StopCause::Collision(_) => "stop".to_string(),
             StopCause::Unavoidable(_) => "stop (unavoidable)".to_string(),
@@ -76,10 +74,16 @@ fn fixture_scenarios_meet_the_quality_bars() {
         assert_eq!(m.collisions, 0, "{name}: collisions");
         assert_eq!(m.off_mesh_frames, 0, "{name}: off-mesh frames");
         assert_eq!(m.order_flips, 0, "{name}: order flips");
-        if MUST_FINISH.contains(&name.as_str()) {
+        if !NOT_YET_FINISHING.contains(&name.as_str()) {
+            let with_goals = sim.agents().iter().filter(|a| a.goal.is_some()).count();
             assert_eq!(
-                m.reached, m.agents,
-                "{name}: every agent must reach its goal"
+                m.reached, with_goals,
+                "{name}: every agent with a goal must reach it"
+            );
+            assert!(
+                m.travel_time_ratio <= 1.5,
+                "{name}: mean travel time ratio {}",
+                m.travel_time_ratio
             );
         }
         insta::assert_json_snapshot!(summary(&sim));
@@ -113,19 +117,21 @@ fn runs_are_deterministic() {
 }
 
 #[test]
-fn the_stopped_agents_of_the_blocked_scenarios_wait_instead_of_colliding() {
-    // head-on, stationary-blocker, doorway-two-way cannot finish without a path rewrite:
-    // their agents must have stopped (and not have walked through each other).
-    for name in ["head-on", "stationary-blocker", "doorway-two-way"] {
+fn head_on_and_standing_blockers_are_passed_by_bending_the_rail() {
+    // Speeds cannot solve these (chapter 22.4): the rail must be rewritten, and the agents
+    // must arrive without touching.
+    for name in ["head-on", "stationary-blocker"] {
         let sim = play(std::path::Path::new(&format!(
             "fixtures/scenarios/{name}.json"
         )));
         let m = sim.metrics();
         assert!(
-            m.orders.stop >= 1,
-            "{name}: expected stops, got {:?}",
+            m.orders.reroute >= 1,
+            "{name}: expected a reroute, got {:?}",
             m.orders
         );
         assert_eq!(m.collisions, 0, "{name}");
+        let with_goals = sim.agents().iter().filter(|a| a.goal.is_some()).count();
+        assert_eq!(m.reached, with_goals, "{name}");
     }
 }

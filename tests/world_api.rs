@@ -576,11 +576,12 @@ fn crossing_agents_get_a_speed_change_that_takes_effect_at_once() {
 }
 
 #[test]
-fn a_blocker_no_speed_avoids_gives_a_stop_for_collision() {
-    let mut world = world_on("open-field");
+fn a_blocker_no_speed_or_bend_avoids_gives_a_stop_for_collision() {
+    // A 1 m corridor: no room to bend around the blocker.
+    let mut world = world_on("narrow-alcove");
     let one_speed = AgentDesc::with_speeds(0.4, &[1.4], 1.4);
-    let key = walker_with(&mut world, one_speed, v(5.0, 15.0), v(25.0, 15.0), 1.4);
-    let blocker = stander(&mut world, v(7.5, 15.0));
+    let key = walker_with(&mut world, one_speed, v(1.0, 0.5), v(8.0, 0.5), 1.4);
+    let blocker = stander(&mut world, v(3.5, 0.5));
     let order = world.query(key).unwrap();
     let Order::Stop {
         cause: StopCause::Collision(collision),
@@ -599,11 +600,11 @@ fn a_blocker_no_speed_avoids_gives_a_stop_for_collision() {
 
 #[test]
 fn a_blocker_too_close_to_stop_for_gives_an_unavoidable_stop() {
-    let mut world = world_on("open-field");
+    let mut world = world_on("narrow-alcove");
     let one_speed = AgentDesc::with_speeds(0.4, &[1.4], 1.4);
-    let key = walker_with(&mut world, one_speed, v(5.0, 15.0), v(25.0, 15.0), 1.4);
+    let key = walker_with(&mut world, one_speed, v(1.0, 0.5), v(8.0, 0.5), 1.4);
     // 0.95 m ahead: 0.05 m between the grown discs, less than the 0.39 m stopping distance.
-    let blocker = stander(&mut world, v(5.95, 15.0));
+    let blocker = stander(&mut world, v(1.95, 0.5));
     match world.query(key).unwrap() {
         Order::Stop {
             cause: StopCause::Unavoidable(c),
@@ -631,14 +632,12 @@ fn a_standing_agent_with_a_clear_way_is_told_to_start_at_its_preferred_speed() {
 
 #[test]
 fn a_standing_agent_whose_rail_is_blocked_is_told_to_wait() {
-    let mut world = world_on("open-field");
-    let key = stander(&mut world, v(5.0, 15.0));
-    stander(&mut world, v(6.5, 15.0));
+    // A 1 m corridor: no room to bend around the blocker.
+    let mut world = world_on("narrow-alcove");
+    let key = stander(&mut world, v(2.0, 0.5));
+    stander(&mut world, v(3.5, 0.5));
     world
-        .set_rail(
-            key,
-            Rail::from_points(&[v(5.0, 15.0), v(25.0, 15.0)]).unwrap(),
-        )
+        .set_rail(key, Rail::from_points(&[v(2.0, 0.5), v(8.0, 0.5)]).unwrap())
         .unwrap();
     // The blocker stands there: it never clears the way.
     assert_eq!(world.query(key).unwrap(), Order::Wait { clear_in: None });
@@ -671,7 +670,7 @@ fn the_preferred_speed_returns_only_after_the_commitment_time() {
     };
     assert_ne!(speed, 1.4);
     world.remove_agent(north).unwrap();
-    let commitment = world.config().commitment;
+    let commitment = world.config().reversal_hold;
     assert_eq!(commitment, 0.6);
 
     let dt = 0.25;
@@ -717,7 +716,9 @@ fn a_faster_follower_close_behind_slows_to_the_leaders_speed() {
     world.set_rail(leader, rail.clone()).unwrap();
     world.set_motion(leader, Motion::moving(4.0, 0.8)).unwrap();
     let follower = stander(&mut world, v(5.0, 1.2));
-    world.set_rail(follower, rail.clone()).unwrap();
+    // Its own end (the same end would be a shared destination, and move).
+    let own = Rail::from_points(&[v(2.0, 1.2), v(26.0, 1.2)]).unwrap();
+    world.set_rail(follower, own).unwrap();
     world
         .set_motion(follower, Motion::moving(3.0, 1.4))
         .unwrap();
@@ -935,12 +936,16 @@ fn play(frames: usize) -> Vec<String> {
             let collision = world.agent(*key).unwrap().last_collision().copied();
             log.push(format!("{frame} {key:?} {order:?} {collision:?}"));
             if let Some(h) = host.iter_mut().find(|h| h.0 == *key) {
-                match *order {
-                    Order::ChangeSpeed { speed } => h.3 = speed,
+                match order {
+                    Order::ChangeSpeed { speed } => h.3 = *speed,
                     Order::Stop { .. } => h.4 = false,
                     Order::Start { speed } => {
-                        h.3 = speed;
+                        h.3 = *speed;
                         h.4 = true;
+                    }
+                    Order::Reroute { rail, .. } => {
+                        h.1 = rail.clone();
+                        h.2 = 0.0;
                     }
                     Order::Continue | Order::Wait { .. } => {}
                 }

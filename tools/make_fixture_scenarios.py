@@ -84,10 +84,10 @@ S.append(scenario("head-on", "corridor", 30.0, [
     agent((28, 1.2), (2, 1.2)),
 ]))
 
-# An idle agent standing on another's way.
+# An idle agent standing on another's way, off the corridor's centre so that there is room to pass.
 S.append(scenario("stationary-blocker", "corridor", 30.0, [
     agent((2, 1.2), (28, 1.2)),
-    agent((15, 1.2), mode="stationary"),
+    agent((15, 0.75), mode="stationary"),
 ]))
 
 for s in S:

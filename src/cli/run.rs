@@ -133,7 +133,27 @@ pub fn order_text(order: &sidestep::Order) -> String {
         sidestep::Order::Stop { .. } => "stop".into(),
         sidestep::Order::Start { speed } => format!("start {speed}"),
         sidestep::Order::Wait { .. } => "wait".into(),
+        sidestep::Order::Reroute { reroute, .. } => reroute_text(reroute),
     }
+}
+
+/// A reroute as written in traces and logs: `reroute avoid left via (3.25, 1.9)`.
+pub fn reroute_text(reroute: &sidestep::Reroute) -> String {
+    let reason = match reroute.reason {
+        sidestep::RerouteReason::Avoid => "avoid",
+        sidestep::RerouteReason::Destination => "destination",
+        sidestep::RerouteReason::Yield => "yield",
+        sidestep::RerouteReason::Resume => "resume",
+    };
+    let side = match reroute.side {
+        Some(sidestep::Side::Left) => " left",
+        Some(sidestep::Side::Right) => " right",
+        None => "",
+    };
+    format!(
+        "reroute {reason}{side} via ({:.3}, {:.3})",
+        reroute.via.x, reroute.via.y
+    )
 }
 
 /// The colour of a state in pictures.
@@ -152,9 +172,27 @@ fn colour(state: AgentState) -> &'static str {
 fn picture(sim: &Simulation, tracks: &[Vec<(DVec2, AgentState)>]) -> String {
     let scenario = sim.scenario();
     let mut svg = SvgPicture::new(&scenario.level, &SvgOptions::default());
-    for a in sim.agents() {
+    // Planned rails: dashed when the world rewrote them, solid grey otherwise; each
+    // rewritten rail solid (from its start to its end), with its avoidance point.
+    let mut rewritten = vec![false; sim.agents().len()];
+    for record in &sim.log {
+        if let sidestep::Order::Reroute { .. } = record.order {
+            rewritten[record.agent] = true;
+        }
+    }
+    for (i, a) in scenario.agents.iter().enumerate() {
         if let Some(rail) = &a.rail {
-            svg.add_rail(rail, "#c7c7c7", 0.0);
+            if rewritten[i] {
+                svg.add_rail_dashed(rail, "#9f9f9f");
+            } else {
+                svg.add_rail(rail, "#c7c7c7", 0.0);
+            }
+        }
+    }
+    for record in &sim.log {
+        if let sidestep::Order::Reroute { rail, reroute } = &record.order {
+            svg.add_rail(rail, "#17becf", 0.0);
+            svg.add_marker(reroute.via, "#17becf", "");
         }
     }
     for track in tracks {

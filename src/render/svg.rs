@@ -112,6 +112,34 @@ impl SvgPicture {
     /// Draw a rail with its exact curves, and a band as wide as the agent (`radius` metres, 0 for
     /// none) underneath it.
     pub fn add_rail(&mut self, rail: &Rail, colour: &str, radius: f64) {
+        let d = self.rail_path(rail);
+        if radius > 0.0 && radius.is_finite() {
+            let _ = writeln!(
+                self.body,
+                r#"<path d="{d}" fill="none" stroke="{}" stroke-opacity="0.18" stroke-width="{:.3}" stroke-linecap="round" stroke-linejoin="round"/>"#,
+                escape(colour),
+                2.0 * radius * self.scale
+            );
+        }
+        let _ = writeln!(
+            self.body,
+            r#"<path d="{d}" fill="none" stroke="{}" stroke-width="2"/>"#,
+            escape(colour)
+        );
+    }
+
+    /// Draw a rail dashed (an original rail that was rewritten), without a band.
+    pub fn add_rail_dashed(&mut self, rail: &Rail, colour: &str) {
+        let d = self.rail_path(rail);
+        let _ = writeln!(
+            self.body,
+            r#"<path d="{d}" fill="none" stroke="{}" stroke-width="2" stroke-dasharray="6 4"/>"#,
+            escape(colour)
+        );
+    }
+
+    /// The SVG path data of a rail, with its exact curves.
+    fn rail_path(&self, rail: &Rail) -> String {
         let mut d = String::new();
         let start = self.point(rail.start());
         let _ = write!(d, "M{:.3} {:.3}", start.x, start.y);
@@ -137,19 +165,7 @@ impl SvgPicture {
                 }
             }
         }
-        if radius > 0.0 && radius.is_finite() {
-            let _ = writeln!(
-                self.body,
-                r#"<path d="{d}" fill="none" stroke="{}" stroke-opacity="0.18" stroke-width="{:.3}" stroke-linecap="round" stroke-linejoin="round"/>"#,
-                escape(colour),
-                2.0 * radius * self.scale
-            );
-        }
-        let _ = writeln!(
-            self.body,
-            r#"<path d="{d}" fill="none" stroke="{}" stroke-width="2"/>"#,
-            escape(colour)
-        );
+        d
     }
 
     /// Draw a labelled dot.

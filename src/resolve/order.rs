@@ -1,6 +1,11 @@
 //! What the world tells the host to do with an agent this frame.
 
+use std::sync::Arc;
+
+use glam::DVec2;
+
 use crate::detect::Collision;
+use crate::rail::Rail;
 use crate::world::AgentKey;
 
 /// The answer to [`World::query`](crate::World::query): what the locomotion system should do
@@ -30,6 +35,60 @@ pub enum Order {
         /// Seconds until the blocking agent is predicted to clear the way, when known.
         clear_in: Option<f64>,
     },
+    /// Follow a new rail from where the agent is now (arclength 0 of `rail`), keeping the
+    /// current speed and phase (chapter 22.4). The world has already replaced its copy.
+    Reroute {
+        /// The new rail: starts at the agent's position with its direction of travel.
+        rail: Arc<Rail>,
+        /// Why, and the point the new rail was bent through.
+        reroute: Reroute,
+    },
+}
+
+/// What a rewritten rail is for, and the point it was bent through.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reroute {
+    /// Why the rail was rewritten.
+    pub reason: RerouteReason,
+    /// The avoidance point the new rail passes through (for a moved destination or a yield
+    /// spot, the new end of the rail), metres.
+    pub via: DVec2,
+    /// Which side of the old rail the avoidance point lies on, looking along it (`None` when
+    /// the rail was not bent around a collision).
+    pub side: Option<Side>,
+}
+
+/// Why a rail was rewritten.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RerouteReason {
+    /// Around a predicted collision that speeds cannot solve (chapter 22.4).
+    Avoid,
+    /// The end moved to a free spot: another agent stands at or is bound for the same point
+    /// (chapter 22.5).
+    Destination,
+    /// Out of a deadlock: to a spot off the other agent's rail, to wait there.
+    Yield,
+    /// From the yield spot on to the goal, once the way is clear.
+    Resume,
+}
+
+/// A side of a rail, looking along it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// To the left of the direction of travel.
+    Left,
+    /// To the right.
+    Right,
+}
+
+impl Side {
+    /// The other side.
+    pub fn mirrored(self) -> Side {
+        match self {
+            Side::Left => Side::Right,
+            Side::Right => Side::Left,
+        }
+    }
 }
 
 impl Order {
@@ -41,6 +100,7 @@ impl Order {
             Order::Stop { .. } => OrderKind::Stop,
             Order::Start { .. } => OrderKind::Start,
             Order::Wait { .. } => OrderKind::Wait,
+            Order::Reroute { .. } => OrderKind::Reroute,
         }
     }
 }
@@ -58,6 +118,8 @@ pub enum OrderKind {
     Start,
     /// [`Order::Wait`].
     Wait,
+    /// [`Order::Reroute`].
+    Reroute,
 }
 
 /// Why an agent was told to stop.

@@ -3,7 +3,10 @@
 
 use glam::DVec2;
 
-use super::order::{Order, OrderKind, StartVerdict, StopCause};
+use std::sync::Arc;
+
+use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopCause};
+use super::rewrite::BendRequest;
 use crate::debug::{DebugSink, NoDebug};
 use crate::detect::{sample_agent, sweep_pair, Collision, MotionPlan, SweepSample, Trajectory};
 use crate::geometry::left_normal;
@@ -18,6 +21,9 @@ const PARALLEL_DEGREES: f64 = 10.0;
 
 /// Steps of a delayed start tried by [`World::collision_free_start`], seconds.
 const START_DELAY_STEP: f64 = 0.25;
+
+/// A standing agent whose bend failed tries again after this long, seconds.
+const BEND_RETRY: f64 = 0.5;
 
 /// One sweep to run: an agent's predicted motion on a rail.
 pub(crate) struct Sweep<'r> {
@@ -34,7 +40,12 @@ pub(crate) struct Sweep<'r> {
 
 impl<'r> Sweep<'r> {
     /// The detection sweep of `key` along `rail`: colliders in front, all of them.
-    fn ahead(key: AgentKey, rail: &'r Rail, plan: MotionPlan, inflation: f64) -> Sweep<'r> {
+    pub(super) fn ahead(
+        key: AgentKey,
+        rail: &'r Rail,
+        plan: MotionPlan,
+        inflation: f64,
+    ) -> Sweep<'r> {
         Sweep {
             key,
             rail,
@@ -47,16 +58,24 @@ impl<'r> Sweep<'r> {
 }
 
 impl World {
-    /// Ask what an agent should do this frame (chapter 22.3). The order takes effect in the
-    /// world at once. Runs, in order:
-    /// 1. checks: an invalid motion report gives a stop; no rail or nothing left, continue;
-    /// 2. a standing agent with a rail: start if the start is collision-free (and the
-    ///    commitment time since a stop has passed), else wait;
-    /// 3. a moving agent: sweep at the current speed;
-    /// 4. on a collision: the collision-free speed closest to the preferred one, else a stop
-    ///    (marked unavoidable when even the stopping distance is not collision-free);
-    /// 5. without one: slow down behind an agent walking the same way within the follow gap;
-    ///    else return toward the preferred speed once the commitment time has passed and an
+    /// Ask what an agent should do this frame (chapters 22.3 to 22.5). The order takes effect
+    /// in the world at once. Runs, in order:
+    /// 1. checks: an invalid motion report gives a stop; no rail, continue;
+    /// 2. a rail given since the last query that ends where another agent stands or is bound
+    ///    (given its rail earlier): its end moves to the nearest free spot (a reroute);
+    /// 3. a standing agent: from a yield spot, go on toward the goal once the way is clear;
+    ///    start if the start is collision-free and the reversal hold since its stop is over;
+    ///    if an agent blocks the way for good, break a deadlock (a cycle of agents waiting on
+    ///    each other for [`AvoidanceConfig::deadlock_time`](crate::AvoidanceConfig)) by sending
+    ///    one to a yield spot, or bend the rail around the blocker; else wait;
+    /// 4. a moving agent: sweep at the current speed;
+    /// 5. on a collision: the collision-free speed closest to the preferred one; else the rail
+    ///    bent through an avoidance point on either side (chapter 22.4), unless the last order
+    ///    was a bend under its commitment time and the collision is far enough to wait; else
+    ///    a clean stop; else the bend with the least overlap if it is less than the
+    ///    collision's; else a stop marked unavoidable;
+    /// 6. without one: slow down behind an agent walking the same way within the follow gap;
+    ///    else return toward the preferred speed once the reversal hold has passed and an
     ///    inflated sweep at that speed is clear.
     pub fn query(&mut self, key: AgentKey) -> Result<Order, WorldError> {
         self.query_with(key, &mut NoDebug)
@@ -74,15 +93,15 @@ impl World {
         self.ensure_grid();
         let mut candidates = std::mem::take(&mut self.scratch_candidates);
         let mut samples = std::mem::take(&mut self.scratch_samples);
-        let (order, collision) = decide(self, key, &mut candidates, &mut samples);
+        let decision = decide(self, key, &mut candidates, &mut samples);
         self.scratch_candidates = candidates;
         self.scratch_samples = samples;
-        if let Some(collision) = &collision {
+        if let Some(collision) = &decision.collision {
             sink.collision(key, collision);
         }
-        sink.order(key, &order);
-        self.apply(key, &order, collision);
-        Ok(order)
+        sink.order(key, &decision.order);
+        self.apply(key, &decision);
+        Ok(decision.order)
     }
 
     /// Query every agent once, in key order, into `orders` (cleared first; reuse it across
@@ -107,96 +126,147 @@ impl World {
         }
     }
 
-    /// Apply an order to the world's copy of the agent.
-    fn apply(&mut self, key: AgentKey, order: &Order, collision: Option<Collision>) {
+    /// Apply a decision to the world's copy of the agent.
+    fn apply(&mut self, key: AgentKey, decision: &Decision) {
         let now = self.time;
+        let deadlock_time = self.config().deadlock_time;
         let Some(agent) = self.agents.get_mut(key) else {
             return;
         };
-        agent.collision = collision;
-        match *order {
+        agent.collision = decision.collision;
+        if decision.checked_destination {
+            agent.destination_checked = true;
+        }
+        if decision.bend_failed {
+            agent.next_bend_time = now + BEND_RETRY;
+        }
+        agent.waiting_on = match (decision.waiting_on, agent.waiting_on) {
+            (Some(blocker), Some((was, since))) if blocker == was => Some((was, since)),
+            (Some(blocker), _) => Some((blocker, now)),
+            (None, _) => None,
+        };
+        let _ = deadlock_time;
+        match &decision.order {
             Order::Continue | Order::Wait { .. } => return,
-            Order::ChangeSpeed { speed } => agent.motion.speed = speed,
+            Order::ChangeSpeed { speed } => agent.motion.speed = *speed,
             Order::Stop { .. } => {
                 if agent.motion.phase != Phase::Standing {
                     agent.motion.phase = Phase::Stopping { elapsed: 0.0 };
                 }
+                agent.last_stop_time = now;
             }
             Order::Start { speed } => {
-                agent.motion.speed = speed;
+                agent.motion.speed = *speed;
                 agent.motion.phase = Phase::Starting { elapsed: 0.0 };
             }
+            Order::Reroute { rail, reroute } => {
+                agent.rail = Some(rail.clone());
+                agent.motion.s = 0.0;
+                if let Some(side) = reroute.side {
+                    agent.last_reroute = Some((now, side));
+                }
+                match reroute.reason {
+                    RerouteReason::Yield => {
+                        agent.resume_goal = decision.resume_goal;
+                    }
+                    RerouteReason::Resume => agent.resume_goal = None,
+                    RerouteReason::Avoid | RerouteReason::Destination => {}
+                }
+                agent.waiting_on = None;
+            }
         }
-        agent.last_order = order.kind();
+        agent.last_order = decision.order.kind();
         agent.last_order_time = now;
         self.refresh(key);
     }
 }
 
-/// The decision for one agent (steps 1 to 5 of [`World::query`]).
+/// What one query decided: the order, and what the world must remember about it.
+#[derive(Debug)]
+pub(super) struct Decision {
+    pub order: Order,
+    /// The collision found at the current speed, if any.
+    pub collision: Option<Collision>,
+    /// A standing agent wanting to go: who it waits on.
+    pub waiting_on: Option<AgentKey>,
+    /// The rail's end was checked against the other agents' destinations.
+    pub checked_destination: bool,
+    /// A standing agent tried to bend its rail and failed (retry later).
+    pub bend_failed: bool,
+    /// For a yield: the goal to go on to afterwards.
+    pub resume_goal: Option<DVec2>,
+}
+
+impl Decision {
+    pub(super) fn new(order: Order) -> Decision {
+        Decision {
+            order,
+            collision: None,
+            waiting_on: None,
+            checked_destination: false,
+            bend_failed: false,
+            resume_goal: None,
+        }
+    }
+
+    pub(super) fn with_collision(order: Order, collision: Collision) -> Decision {
+        Decision {
+            collision: Some(collision),
+            ..Decision::new(order)
+        }
+    }
+}
+
+/// The decision for one agent (the steps of [`World::query`]).
 fn decide(
     world: &World,
     key: AgentKey,
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
-) -> (Order, Option<Collision>) {
+) -> Decision {
     let agent = &world.agents[key];
     let config = world.config();
     // 1. Checks.
     if agent.invalid_motion {
-        return match agent.motion().phase {
-            Phase::Standing => (Order::Wait { clear_in: None }, None),
-            _ => (
-                Order::Stop {
-                    cause: StopCause::InvalidMotion,
-                },
-                None,
-            ),
-        };
+        return Decision::new(match agent.motion().phase {
+            Phase::Standing => Order::Wait { clear_in: None },
+            _ => Order::Stop {
+                cause: StopCause::InvalidMotion,
+            },
+        });
     }
     let Some(rail) = agent.rail() else {
-        return (Order::Continue, None);
+        return Decision::new(Order::Continue);
     };
     let motion = agent.motion();
     let desc = agent.desc();
-    let since_order = world.time - agent.last_order_time;
-    match motion.phase {
-        Phase::Stopping { .. } => return (Order::Continue, None),
-        Phase::Standing => {
-            if !agent.wants_to_move() {
-                return (Order::Continue, None);
-            }
-            // 2. Start when clear.
-            if agent.last_order == OrderKind::Stop && since_order < config.commitment {
-                return (Order::Wait { clear_in: None }, None);
-            }
-            let verdict = start_verdict(
-                world,
-                key,
-                rail,
-                motion.s,
-                config.resume_inflation,
-                candidates,
-                samples,
-            );
-            let order = match verdict {
-                StartVerdict::Go => Order::Start {
-                    speed: desc.preferred_speed,
+    // 2. A new rail ending where another agent stands or is bound: move its end.
+    if !agent.destination_checked {
+        let mut decision = match world.free_destination(key, rail, motion.s) {
+            Some((rail, via)) => Decision::new(Order::Reroute {
+                rail: Arc::new(rail),
+                reroute: Reroute {
+                    reason: RerouteReason::Destination,
+                    via,
+                    side: None,
                 },
-                StartVerdict::Wait { clear_in, .. } => Order::Wait {
-                    clear_in: Some(clear_in),
-                },
-                StartVerdict::Blocked { .. } => Order::Wait { clear_in: None },
-            };
-            return (order, None);
+            }),
+            None => Decision::new(Order::Continue),
+        };
+        decision.checked_destination = true;
+        if matches!(decision.order, Order::Reroute { .. }) {
+            return decision;
         }
+    }
+    match motion.phase {
+        Phase::Stopping { .. } => return Decision::new(Order::Continue),
+        Phase::Standing => return decide_standing(world, key, rail, candidates, samples),
         Phase::Moving | Phase::Starting { .. } => {}
     }
     let plan_at = |speed: f64| match motion.phase {
         Phase::Starting { elapsed } => start_plan(desc, motion.s, speed, elapsed),
         _ => MotionPlan::cruising(motion.s, speed),
     };
-    // 3. Sweep at the current speed.
     let sweep = |plan: MotionPlan,
                  inflation: f64,
                  candidates: &mut Vec<u32>,
@@ -208,21 +278,61 @@ fn decide(
             samples,
         )
     };
+    let since_order = world.time - agent.last_order_time;
+    // 3. Sweep at the current speed.
     let current = plan_of(desc, &motion);
     if let Some(collision) = sweep(current, 0.0, candidates, samples) {
-        // 4. Another speed, else stop.
+        // 4. Another speed; else the rail bent around the collision (chapter 22.4); else a
+        //    stop. A collision that leaves time to wait out the commitment of the last order
+        //    (a bend just made for an earlier collision) waits.
         for speed in speeds_by_preference(desc, |v| (v - motion.speed).abs() > SPEED_TOLERANCE) {
             if sweep(plan_at(speed), 0.0, candidates, samples).is_none() {
-                return (Order::ChangeSpeed { speed }, Some(collision));
+                return Decision::with_collision(Order::ChangeSpeed { speed }, collision);
             }
         }
-        let stop = stop_plan(desc, motion.s, motion.speed);
-        let cause = if sweep(stop, 0.0, candidates, samples).is_none() {
+        let stop_time = desc.gait(motion.speed).stop_time;
+        if agent.last_order == OrderKind::Reroute
+            && since_order < config.commitment
+            && collision.time > config.commitment + stop_time
+        {
+            return Decision::with_collision(Order::Continue, collision);
+        }
+        let stop_is_clear = sweep(
+            stop_plan(desc, motion.s, motion.speed),
+            0.0,
+            candidates,
+            samples,
+        )
+        .is_none();
+        // Waiting does not help against an agent that stands with nowhere to go, or one coming
+        // straight at us (chapter 22.4): bend first. Otherwise (a crossing, or an agent that
+        // waits to go on) a clean stop comes first, and a bend only if stopping is not clean.
+        let collider = &world.agents[collision.collider];
+        let waiting_helps = (collider.plan.moves() || collider.wants_to_move())
+            && !(collision.head_on && collider.direction().dot(agent.direction()) < 0.0);
+        let only = agent
+            .last_reroute
+            .filter(|(t, _)| world.time - t < config.reroute_side_hold)
+            .map(|(_, side)| side);
+        if !(waiting_helps && stop_is_clear) {
+            let request = BendRequest {
+                key,
+                rail,
+                plan: current,
+                collision: &collision,
+            };
+            if let Some(bend) = world.bend_around(&request, only, candidates, samples) {
+                if bend.accepted || (!stop_is_clear && bend.overlap < collision.overlap) {
+                    return Decision::with_collision(bend.into_order(), collision);
+                }
+            }
+        }
+        let cause = if stop_is_clear {
             StopCause::Collision(collision)
         } else {
             StopCause::Unavoidable(collision)
         };
-        return (Order::Stop { cause }, Some(collision));
+        return Decision::with_collision(Order::Stop { cause }, collision);
     }
     // 5. Follow distance, then the way back to the preferred speed.
     let leader = follow_leader(world, key, 1.0, candidates);
@@ -243,13 +353,13 @@ fn decide(
                         .fold(f64::INFINITY, f64::min)
                 });
             if slower < motion.speed - SPEED_TOLERANCE {
-                return (Order::ChangeSpeed { speed: slower }, None);
+                return Decision::new(Order::ChangeSpeed { speed: slower });
             }
         }
-        return (Order::Continue, None);
+        return Decision::new(Order::Continue);
     }
     if (motion.speed - desc.preferred_speed).abs() > SPEED_TOLERANCE
-        && since_order >= config.commitment
+        && since_order >= config.reversal_hold
     {
         // Hysteresis: a leader a little beyond the follow gap still caps the speed.
         let cap = follow_leader(world, key, 1.5, candidates).unwrap_or(f64::INFINITY);
@@ -258,17 +368,103 @@ fn decide(
             (v - desc.preferred_speed).abs() < off && v <= cap.max(motion.speed)
         }) {
             if sweep(plan_at(speed), config.resume_inflation, candidates, samples).is_none() {
-                return (Order::ChangeSpeed { speed }, None);
+                return Decision::new(Order::ChangeSpeed { speed });
             }
         }
     }
-    (Order::Continue, None)
+    Decision::new(Order::Continue)
+}
+
+/// A standing agent (step 2 of [`World::query`]): go on from a yield spot when the way is
+/// clear; start when the start is collision-free and the reversal hold since its stop is over;
+/// else bend the rail around an agent that will not clear the way, or break a deadlock; else
+/// wait.
+fn decide_standing(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> Decision {
+    let agent = &world.agents[key];
+    let config = world.config();
+    let desc = agent.desc();
+    let motion = agent.motion();
+    if !agent.wants_to_move() {
+        if let Some(goal) = agent.resume_goal {
+            return world.resume_from_yield(key, goal, candidates, samples);
+        }
+        return Decision::new(Order::Continue);
+    }
+    if world.time - agent.last_stop_time < config.reversal_hold {
+        return Decision::new(Order::Wait { clear_in: None });
+    }
+    let verdict = start_verdict(
+        world,
+        key,
+        rail,
+        motion.s,
+        config.resume_inflation,
+        candidates,
+        samples,
+    );
+    let blocker = match verdict {
+        StartVerdict::Go => {
+            return Decision::new(Order::Start {
+                speed: desc.preferred_speed,
+            })
+        }
+        StartVerdict::Wait { clear_in, blocker } => {
+            let mut decision = Decision::new(Order::Wait {
+                clear_in: Some(clear_in),
+            });
+            decision.waiting_on = Some(blocker);
+            return decision;
+        }
+        StartVerdict::Blocked { blocker } => blocker,
+    };
+    // Blocked by an agent that will not clear the way by itself: a deadlock to break, or a
+    // rail to bend around an agent with nowhere to go.
+    if let Some(decision) = world.break_deadlock(key, blocker, candidates, samples) {
+        return decision;
+    }
+    let mut decision = Decision::new(Order::Wait { clear_in: None });
+    decision.waiting_on = Some(blocker);
+    if world.time < agent.next_bend_time || world.agents[blocker].wants_to_move() {
+        return decision;
+    }
+    let plan = start_plan(desc, motion.s, desc.preferred_speed, 0.0);
+    let Some(collision) = detect(
+        world,
+        &Sweep::ahead(key, rail, plan, 0.0),
+        candidates,
+        samples,
+    ) else {
+        return decision;
+    };
+    let only = agent
+        .last_reroute
+        .filter(|(t, _)| world.time - t < config.reroute_side_hold)
+        .map(|(_, side)| side);
+    let request = BendRequest {
+        key,
+        rail,
+        plan,
+        collision: &collision,
+    };
+    match world.bend_around(&request, only, candidates, samples) {
+        Some(bend) if bend.accepted => Decision::with_collision(bend.into_order(), collision),
+        _ => {
+            decision.bend_failed = true;
+            decision
+        }
+    }
 }
 
 /// The agent's speeds that pass `keep`, closest to the preferred speed first (slower first on
 /// ties). Selection by repeated minimum: O(k²) in the number of speeds (a handful) and no
 /// allocation, whatever the number of speeds.
-fn speeds_by_preference<'a>(
+pub(super) fn speeds_by_preference<'a>(
     desc: &'a crate::AgentDesc,
     keep: impl Fn(f64) -> bool + 'a,
 ) -> impl Iterator<Item = f64> + 'a {

@@ -10,7 +10,7 @@ use slotmap::SecondaryMap;
 use super::metrics::{ContactEvent, ContactTracker, Metrics, OrderCounts, Percentiles};
 use super::scenario::{Mode, Scenario};
 use crate::rail::Rail;
-use crate::resolve::Order;
+use crate::resolve::{Order, RerouteReason, Side};
 use crate::world::{AgentDesc, AgentKey, Motion, Phase, World, WorldError};
 
 /// Orders reversed within this many seconds count as a flip (DESIGN §6).
@@ -82,6 +82,7 @@ enum Change {
     Slower,
     Stop,
     Start,
+    Reroute(Option<Side>),
 }
 
 impl Change {
@@ -92,7 +93,7 @@ impl Change {
                 | (Change::Slower, Change::Faster)
                 | (Change::Stop, Change::Start)
                 | (Change::Start, Change::Stop)
-        )
+        ) || matches!((earlier, self), (Change::Reroute(Some(a)), Change::Reroute(Some(b))) if a != b)
     }
 }
 
@@ -107,8 +108,10 @@ pub struct HostAgent {
     pub mode: Mode,
     /// Goal, if any.
     pub goal: Option<DVec2>,
-    /// Its planned rail (rail agents).
+    /// Its rail (rail agents): the planned one, then the world's rewrites.
     pub rail: Option<Arc<Rail>>,
+    /// Length of the rail it was first given, metres (for the travel-time ratio).
+    pub planned_length: f64,
     /// Departure time, seconds.
     pub depart: f64,
     /// Whether it has been given its rail.
@@ -224,6 +227,7 @@ impl Simulation {
                 mode: a.mode,
                 goal: a.goal,
                 rail: a.rail.clone(),
+                planned_length: a.rail.as_ref().map_or(0.0, |r| r.length()),
                 depart: a.depart,
                 departed: false,
                 s: 0.0,
@@ -328,6 +332,7 @@ impl Simulation {
                 match change {
                     Change::Faster | Change::Slower => self.counts.speed_change += 1,
                     Change::Stop => self.counts.stop += 1,
+                    Change::Reroute(_) => self.counts.reroute += 1,
                     Change::Start => {}
                 }
                 if let Some((t, earlier)) = a.last_change {
@@ -377,8 +382,8 @@ impl Simulation {
             };
             if a.position.distance(goal) <= a.desc.radius {
                 reached += 1;
-                if let (Some(arrived), Some(rail)) = (a.arrived_at, &a.rail) {
-                    let ideal = rail.length() / a.desc.preferred_speed;
+                if let Some(arrived) = a.arrived_at {
+                    let ideal = a.planned_length / a.desc.preferred_speed;
                     if ideal > 0.0 {
                         ratios.push((arrived - a.depart) / ideal);
                     }
@@ -440,6 +445,24 @@ fn apply_order(a: &mut HostAgent, order: &Order) -> Option<Change> {
                 from_s: a.s,
             };
             Some(Change::Start)
+        }
+        Order::Reroute { ref rail, reroute } => {
+            // The new rail starts where the agent is: arclengths restart from 0, and a
+            // transition under way carries on from the same point.
+            let old_s = a.s;
+            a.rail = Some(rail.clone());
+            a.s = 0.0;
+            match &mut a.phase {
+                HostPhase::Starting { from_s, .. } | HostPhase::Stopping { from_s, .. } => {
+                    *from_s -= old_s;
+                }
+                HostPhase::Standing | HostPhase::Moving => {}
+            }
+            if reroute.reason == RerouteReason::Destination {
+                // The world moved the destination to a free spot: that is the goal now.
+                a.goal = Some(rail.end());
+            }
+            Some(Change::Reroute(reroute.side))
         }
     }
 }
@@ -507,7 +530,10 @@ fn advance(a: &mut HostAgent, dt: f64, now: f64) {
     if a.s >= length - 1e-9 {
         a.s = length;
         a.phase = HostPhase::Standing;
-        if a.arrived_at.is_none() {
+        let at_goal = a
+            .goal
+            .is_none_or(|goal| rail.end().distance(goal) <= a.desc.radius);
+        if a.arrived_at.is_none() && at_goal {
             a.arrived_at = Some(now + dt);
         }
     }

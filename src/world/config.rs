@@ -17,10 +17,35 @@ pub struct AvoidanceConfig {
     /// A collision is head-on when the collider's centre is within this angle of the agent's
     /// direction of travel, degrees. Range [0, 90]; default 10 (chapter 22.3).
     pub head_on_degrees: f64,
-    /// After an order, an agent keeps it at least this long before returning to its preferred
-    /// speed or starting again, seconds; a collision found sooner is still acted on. Range
-    /// [0, 5]; default 0.6 (longer than the 0.5 s of the `order_flips` metric).
+    /// After an order, an agent keeps it at least this long before a change that no collision
+    /// asks for (a new path rewrite for a later collision, a return toward the preferred speed),
+    /// seconds; a collision found sooner than the one the order answered is still acted on.
+    /// Range [0, 5]; default 0.25.
     pub commitment: f64,
+    /// An order that undoes the previous one (start after a stop, faster after slower) waits
+    /// at least this long after it, seconds. Range [0, 5]; default 0.6, longer than the 0.5 s
+    /// window of the `order_flips` metric, so that a reversal never counts as a flip.
+    pub reversal_hold: f64,
+    /// Distance of the avoidance point from the collision position, along the avoidance
+    /// vector, in multiples of the agent's radius (chapter 22.4: "around 5×"). Range
+    /// [1, 20]; default 5.
+    pub avoidance_radii: f64,
+    /// When the avoidance point has to be pulled in (off the mesh, or not reachable in a straight
+    /// line), it must still be at least this far from the collision position, in multiples of
+    /// the agent's radius; closer, that side fails. Range [0.1, 20]; default 1 (one radius,
+    /// which with the collider doing the same on its side lets two agents pass in a corridor
+    /// four radii wide).
+    pub min_avoidance_radii: f64,
+    /// The direction from the avoidance point to the reconnection point must differ from the
+    /// tangent at the avoidance point by at least this much, degrees (chapter 22.4), so that the
+    /// reconnection curve does not cross the original rail. Range [0, 60]; default 8.
+    pub reconnect_degrees: f64,
+    /// After a path rewrite to one side, no rewrite to the other side for this long, seconds.
+    /// Range [0, 10]; default 1.
+    pub reroute_side_hold: f64,
+    /// Agents waiting on each other in a cycle for longer than this are in a deadlock, and the
+    /// one that yields is sent to a yield spot, seconds. Range [0.1, 60]; default 2.
+    pub deadlock_time: f64,
     /// Returning to the preferred speed or starting again needs a clear sweep with radii grown
     /// by this fraction, so that the return does not flip back at once. Range [0, 1]; default
     /// 0.25.
@@ -42,7 +67,13 @@ impl Default for AvoidanceConfig {
             horizon: 2.0,
             margin: 0.05,
             head_on_degrees: 10.0,
-            commitment: 0.6,
+            commitment: 0.25,
+            reversal_hold: 0.6,
+            avoidance_radii: 5.0,
+            min_avoidance_radii: 1.0,
+            reconnect_degrees: 8.0,
+            reroute_side_hold: 1.0,
+            deadlock_time: 2.0,
             resume_inflation: 0.25,
             follow_degrees: 30.0,
             cell_size: 0.0,
@@ -70,6 +101,36 @@ impl AvoidanceConfig {
         check("margin", self.margin, 0.0, 1.0, false)?;
         check("head_on_degrees", self.head_on_degrees, 0.0, 90.0, false)?;
         check("commitment", self.commitment, 0.0, 5.0, false)?;
+        check("reversal_hold", self.reversal_hold, 0.0, 5.0, false)?;
+        check("avoidance_radii", self.avoidance_radii, 1.0, 20.0, false)?;
+        check(
+            "min_avoidance_radii",
+            self.min_avoidance_radii,
+            0.1,
+            20.0,
+            false,
+        )?;
+        if self.min_avoidance_radii > self.avoidance_radii {
+            return Err(format!(
+                "avoidance.min_avoidance_radii = {} must not exceed avoidance.avoidance_radii = {}",
+                self.min_avoidance_radii, self.avoidance_radii
+            ));
+        }
+        check(
+            "reconnect_degrees",
+            self.reconnect_degrees,
+            0.0,
+            60.0,
+            false,
+        )?;
+        check(
+            "reroute_side_hold",
+            self.reroute_side_hold,
+            0.0,
+            10.0,
+            false,
+        )?;
+        check("deadlock_time", self.deadlock_time, 0.1, 60.0, false)?;
         check("resume_inflation", self.resume_inflation, 0.0, 1.0, false)?;
         check("follow_degrees", self.follow_degrees, 0.0, 90.0, false)?;
         if self.cell_size != 0.0 {

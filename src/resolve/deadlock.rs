@@ -1,0 +1,232 @@
+//! Deadlock breaking: agents standing and waiting on each other in a cycle for too long; one
+//! of them yields to a spot off the others' rails, waits there until the way is clear, then
+//! goes on to its goal.
+
+use std::sync::Arc;
+
+use glam::DVec2;
+
+use super::destination::RING_STEP_RADII;
+use super::order::{Order, Reroute, RerouteReason, StartVerdict};
+use super::rewrite::segment_is_clear;
+use super::trivial::{start_verdict, Decision};
+use crate::detect::SweepSample;
+use crate::geometry::closest_on_segment;
+use crate::level::PathOptions;
+use crate::rail::Rail;
+use crate::world::{AgentKey, World};
+
+/// Longest waiting cycle looked for (agents).
+const MAX_CYCLE: usize = 16;
+
+/// Rings tried around the yielding agent for a yield spot (out to 40 × 0.5 = 20 radii).
+const YIELD_RINGS: usize = 40;
+
+/// Yield spots that cannot be reached in a straight line are tried with a planned rail, at
+/// most this many (each is a path query).
+const PLANNED_TRIES: usize = 8;
+
+impl World {
+    /// The agents `key` waits on, in order, back to `key` itself, if they form a cycle of agents
+    /// standing and waiting on the next one for at least the deadlock time (`key` first).
+    pub(crate) fn waiting_cycle(&self, key: AgentKey) -> Option<Vec<AgentKey>> {
+        // Walk the chain first without allocating (this runs for every blocked agent, every
+        // frame); collect it only when it closes.
+        let now = self.time;
+        let hold = self.config().deadlock_time;
+        let next_of = |k: AgentKey| {
+            let (next, since) = self.agents.get(k)?.waiting_on?;
+            (now - since >= hold).then_some(next)
+        };
+        let mut current = key;
+        let mut length = 0;
+        loop {
+            current = next_of(current)?;
+            length += 1;
+            if current == key {
+                break;
+            }
+            if length >= MAX_CYCLE {
+                // Too long, or a cycle that does not pass through `key` (its own members
+                // break it).
+                return None;
+            }
+        }
+        let mut cycle = Vec::with_capacity(length);
+        let mut current = key;
+        for _ in 0..length {
+            cycle.push(current);
+            current = next_of(current)?;
+        }
+        Some(cycle)
+    }
+
+    /// Step 3 of [`World::query`] for a standing agent blocked by `blocker`: if it is in a
+    /// deadlock and is the one to yield, the order sending it to a yield spot.
+    ///
+    /// The cycle's members are ranked by priority (lowest first), then by key (the most
+    /// recently added first); the first that has a yield spot yields. Only that agent acts,
+    /// on its own query, so one deadlock gives one yield.
+    pub(super) fn break_deadlock(
+        &self,
+        key: AgentKey,
+        blocker: AgentKey,
+        _candidates: &mut Vec<u32>,
+        _samples: &mut Vec<SweepSample>,
+    ) -> Option<Decision> {
+        let agent = &self.agents[key];
+        if agent.waiting_on.map(|(k, _)| k) != Some(blocker) || self.time < agent.next_bend_time {
+            return None;
+        }
+        let mut cycle = self.waiting_cycle(key)?;
+        cycle.sort_by(|&a, &b| {
+            let (pa, pb) = (
+                self.agents[a].desc().priority,
+                self.agents[b].desc().priority,
+            );
+            pa.cmp(&pb).then(b.cmp(&a))
+        });
+        for &member in &cycle {
+            let spot = self.yield_spot(member, &cycle);
+            if member != key {
+                if spot.is_some() {
+                    // That agent yields on its own query.
+                    return None;
+                }
+                continue;
+            }
+            let (rail, via) = spot?;
+            let goal = agent.rail()?.end();
+            let mut decision = Decision::new(Order::Reroute {
+                rail: Arc::new(rail),
+                reroute: Reroute {
+                    reason: RerouteReason::Yield,
+                    via,
+                    side: None,
+                },
+            });
+            decision.resume_goal = Some(goal);
+            return Some(decision);
+        }
+        None
+    }
+
+    /// A yield spot for `key` out of the way of the other agents of `cycle`, and a rail to it
+    /// from where it stands.
+    ///
+    /// Spots are tried on rings half a radius apart around the agent, nearest first. A spot
+    /// must be on the mesh, keep the radius from walls, keep its radius plus theirs (and the
+    /// margins) from the rest of the other members' rails and from every other agent, and be
+    /// reachable: in a straight line that keeps the radius from walls and passes the other
+    /// members at their radius plus its own, or else (a few tries) by a planned rail.
+    pub(crate) fn yield_spot(&self, key: AgentKey, cycle: &[AgentKey]) -> Option<(Rail, DVec2)> {
+        let agent = &self.agents[key];
+        let radius = agent.desc().radius;
+        let margin = self.config().margin;
+        let from = agent.position();
+        let mesh = self.level().navmesh();
+        // The other members' ways, as polylines (quarter-radius chords), with their clearance.
+        let ways: Vec<(Vec<DVec2>, f64)> = cycle
+            .iter()
+            .filter(|&&k| k != key)
+            .filter_map(|&k| {
+                let other = &self.agents[k];
+                let rail = other.rail()?;
+                let clearance = radius + other.desc().radius + 2.0 * margin;
+                let s0 = other.motion().s;
+                let count = ((rail.length() - s0) / (0.25 * radius)).ceil().max(1.0) as usize;
+                let points = (0..=count)
+                    .map(|i| rail.position(s0 + (rail.length() - s0) * i as f64 / count as f64))
+                    .collect();
+                Some((points, clearance))
+            })
+            .collect();
+        let off_the_ways = |p: DVec2| {
+            ways.iter().all(|(points, clearance)| {
+                points.windows(2).all(|w| {
+                    let (q, _) = closest_on_segment(p, w[0], w[1]);
+                    q.distance(p) >= *clearance
+                })
+            })
+        };
+        let apart_from_agents = |p: DVec2| {
+            self.agents.iter().all(|(k, other)| {
+                k == key
+                    || other.position().distance(p) >= radius + other.desc().radius + 2.0 * margin
+            })
+        };
+        let passes_members = |p: DVec2| {
+            cycle.iter().filter(|&&k| k != key).all(|&k| {
+                let other = &self.agents[k];
+                let (q, _) = closest_on_segment(other.position(), from, p);
+                q.distance(other.position()) >= radius + other.desc().radius + margin
+            })
+        };
+        let clearance = radius.min(mesh.wall_distance(from));
+        let step = RING_STEP_RADII * radius;
+        let mut planned_tries = 0;
+        for ring in 1..=YIELD_RINGS {
+            let distance = ring as f64 * step;
+            let count = ((std::f64::consts::TAU * distance / step).ceil() as usize).max(6);
+            for j in 0..count {
+                let angle = std::f64::consts::TAU * j as f64 / count as f64;
+                let spot = from + DVec2::from_angle(angle) * distance;
+                if !mesh.contains(spot)
+                    || mesh.wall_distance(spot) < radius
+                    || !off_the_ways(spot)
+                    || !apart_from_agents(spot)
+                {
+                    continue;
+                }
+                if segment_is_clear(mesh, from, spot, clearance) && passes_members(spot) {
+                    if let Ok(rail) = Rail::from_points(&[from, spot]) {
+                        return Some((rail, spot));
+                    }
+                }
+                if planned_tries < PLANNED_TRIES {
+                    planned_tries += 1;
+                    let options = PathOptions::from_agent_radius(radius);
+                    if let Ok(rail) = mesh.plan_rail(from, spot, &options) {
+                        return Some((rail, spot));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// A standing agent at its yield spot: the order that sends it on to `goal` once a start
+    /// toward it is collision-free, else wait.
+    pub(super) fn resume_from_yield(
+        &self,
+        key: AgentKey,
+        goal: DVec2,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Decision {
+        let agent = &self.agents[key];
+        let options = PathOptions::from_agent_radius(agent.desc().radius);
+        let Ok(rail) = self
+            .level()
+            .navmesh()
+            .plan_rail(agent.position(), goal, &options)
+        else {
+            return Decision::new(Order::Wait { clear_in: None });
+        };
+        let inflation = self.config().resume_inflation;
+        match start_verdict(self, key, &rail, 0.0, inflation, candidates, samples) {
+            StartVerdict::Go => Decision::new(Order::Reroute {
+                rail: Arc::new(rail),
+                reroute: Reroute {
+                    reason: RerouteReason::Resume,
+                    via: goal,
+                    side: None,
+                },
+            }),
+            StartVerdict::Wait { clear_in, .. } => Decision::new(Order::Wait {
+                clear_in: Some(clear_in),
+            }),
+            StartVerdict::Blocked { .. } => Decision::new(Order::Wait { clear_in: None }),
+        }
+    }
+}

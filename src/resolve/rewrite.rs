@@ -1,0 +1,621 @@
+//! Non-trivial resolution (chapter 22.4): bending a rail through an avoidance point so that it
+//! goes around a collision that no speed solves.
+//!
+//! The steps, each a function here: the avoidance point ([`avoidance_point`]), the
+//! reconnection point ([`reconnection_s`]), the two G1 cubics through the avoidance point
+//! ([`bend`]), the navmesh validation ([`stays_on_mesh`]), and the choice between the two
+//! sides ([`World::bend_around`]).
+
+use std::sync::Arc;
+
+use glam::DVec2;
+
+use super::order::{Order, Reroute, RerouteReason, Side};
+use super::trivial::{detect, speeds_by_preference, Sweep};
+use crate::detect::{Collision, MotionPlan, SweepSample};
+use crate::geometry::left_normal;
+use crate::level::NavMesh;
+use crate::rail::{Rail, RailError, RailSegment};
+use crate::world::{AgentKey, World, SPEED_TOLERANCE};
+
+/// Wall-clearance slack allowed on a bent rail, metres: the rails the planner makes keep
+/// exactly the radius, so a bend that rejoins one must not fail on rounding.
+const CLEARANCE_SLACK: f64 = 1e-3;
+
+/// The reconnection point is looked for at most this many avoidance distances past the
+/// collision, so that a long straight rail in the open is not scanned to its end every time.
+const RECONNECT_REACH: f64 = 8.0;
+
+/// An avoidance point (chapter 22.4) with its tangent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct AvoidancePoint {
+    /// The point, metres.
+    pub point: DVec2,
+    /// Unit tangent of the new rail there.
+    pub tangent: DVec2,
+    /// Whether it was pulled in from the full avoidance distance (a wall in the way).
+    pub truncated: bool,
+}
+
+/// The avoidance point `distance` metres from the collision position `from` along the unit
+/// `direction`, keeping `radius` from every wall: if the full distance leaves the mesh, is not
+/// reachable in a straight line, or is closer than `radius` to a wall, it is pulled back toward
+/// `from` (to the furthest point that keeps the radius) and must stay at least `min_distance`
+/// away, else `None`. The tangent is `rail_tangent`; for a point pulled in against a wall it is
+/// that wall's tangent, oriented along `rail_tangent` (chapter 22.4, figure 22.2b).
+pub(crate) fn avoidance_point(
+    mesh: &NavMesh,
+    from: DVec2,
+    direction: DVec2,
+    rail_tangent: DVec2,
+    radius: f64,
+    distance: f64,
+    min_distance: f64,
+) -> Option<AvoidancePoint> {
+    let ray = mesh.furthest_along(from, direction, distance);
+    if ray.distance <= 0.0 && distance > 0.0 {
+        return None;
+    }
+    let mut d = if ray.blocked {
+        ray.distance - radius
+    } else {
+        ray.distance
+    };
+    let truncated_by_ray = d < distance;
+    // Pull in until the point keeps the radius from every wall (a side wall the ray missed).
+    let step = (0.1 * radius).max(1e-3);
+    let mut pulled = false;
+    while d >= min_distance && mesh.wall_distance(from + direction * d) < radius - CLEARANCE_SLACK {
+        d -= step;
+        pulled = true;
+    }
+    if d < min_distance {
+        return None;
+    }
+    let point = from + direction * d;
+    let truncated = truncated_by_ray || pulled;
+    let mut tangent = rail_tangent;
+    if truncated {
+        // Along the wall it was pulled in against, when that wall runs roughly along the rail
+        // (a wall across the rail would turn the curve back on itself).
+        if let Some(wall) = mesh.nearest_wall(point, radius * 1.5) {
+            let along = if wall.tangent.dot(rail_tangent) < 0.0 {
+                -wall.tangent
+            } else {
+                wall.tangent
+            };
+            if along.dot(rail_tangent) >= 0.5 {
+                tangent = along;
+            }
+        }
+    }
+    Some(AvoidancePoint {
+        point,
+        tangent,
+        truncated,
+    })
+}
+
+/// Whether the straight segment `a → b` is on the mesh and keeps `clearance` metres from every
+/// wall (sampled every `clearance / 2`, so a wall corner between samples can come up to
+/// `clearance / 4` closer).
+pub(crate) fn segment_is_clear(mesh: &NavMesh, a: DVec2, b: DVec2, clearance: f64) -> bool {
+    if !mesh.is_reachable(a, b) {
+        return false;
+    }
+    let count = (a.distance(b) / (0.5 * clearance).max(0.05))
+        .ceil()
+        .max(1.0) as usize;
+    (0..=count).all(|k| {
+        let p = a.lerp(b, k as f64 / count as f64);
+        mesh.wall_distance(p) >= clearance - CLEARANCE_SLACK
+    })
+}
+
+/// Where and how [`reconnection_s`] looks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReconnectSearch {
+    /// Arclength of the collision, metres: the search starts after it.
+    pub s_from: f64,
+    /// Last arclength looked at, metres.
+    pub max_s: f64,
+    /// Wall clearance the straight line from the avoidance point must keep, metres.
+    pub clearance: f64,
+    /// Arclength step, metres.
+    pub step: f64,
+    /// Least angle between the avoidance point's tangent and the direction to the point,
+    /// degrees.
+    pub min_degrees: f64,
+}
+
+/// The reconnection point (chapter 22.4): the furthest arclength of `rail` past `s_from`
+/// (scanned every `step` metres, up to `max_s`, stopping at the first point that cannot be
+/// seen) whose point is reachable from the avoidance point in a straight line keeping
+/// `clearance` from walls, and whose direction from the avoidance point is ahead of its
+/// tangent and differs from it by at least `min_degrees` (so that the reconnecting curve does
+/// not cross the original rail). `None` when no point qualifies.
+pub(crate) fn reconnection_s(
+    mesh: &NavMesh,
+    rail: &Rail,
+    ap: &AvoidancePoint,
+    search: &ReconnectSearch,
+) -> Option<f64> {
+    let ReconnectSearch {
+        s_from,
+        max_s,
+        clearance,
+        step,
+        min_degrees,
+    } = *search;
+    let end = max_s.min(rail.length());
+    let step = step.max(0.05);
+    let cos_max = min_degrees.to_radians().cos();
+    let mut best = None;
+    let mut s = s_from + step;
+    loop {
+        let s_here = s.min(end);
+        let r = rail.position(s_here);
+        let to = r - ap.point;
+        let length = to.length();
+        if length > 1e-6 {
+            if !segment_is_clear(mesh, ap.point, r, clearance) {
+                break;
+            }
+            let cos = to.dot(ap.tangent) / length;
+            if cos > 0.0 && cos <= cos_max {
+                best = Some(s_here);
+            }
+        }
+        if s_here >= end {
+            break;
+        }
+        s += step;
+    }
+    best
+}
+
+/// The rail bent through the avoidance point: from `s0` (the agent's arclength) two cubic
+/// Béziers, the first leaving with the rail's tangent at `s0` and arriving at the avoidance
+/// point with its tangent, the second leaving with that tangent and arriving at the
+/// reconnection point `s_reconnect` with the rail's tangent there (G1 at all three joints;
+/// inner control points a third of the chord out, the usual choice for a smooth Hermite-like
+/// arc); then the rest of the rail. The result starts at arclength 0 at the agent.
+///
+/// Returns the new rail and the arclength where the bent part ends on it.
+pub(crate) fn bend(
+    rail: &Rail,
+    s0: f64,
+    ap: &AvoidancePoint,
+    s_reconnect: f64,
+) -> Result<(Rail, f64), RailError> {
+    let start = rail.sample(s0);
+    let join = rail.sample(s_reconnect);
+    let a = ap.point;
+    let h1 = start.position.distance(a) / 3.0;
+    let h2 = a.distance(join.position) / 3.0;
+    let first = RailSegment::cubic(
+        start.position,
+        start.position + start.tangent * h1,
+        a - ap.tangent * h1,
+        a,
+    );
+    let second = RailSegment::cubic(
+        a,
+        a + ap.tangent * h2,
+        join.position - join.tangent * h2,
+        join.position,
+    );
+    let bent_length = first.arclength() + second.arclength();
+    let mut segments = vec![first, second];
+    if s_reconnect < rail.length() - 1e-6 {
+        let tail = rail.subrail(s_reconnect, rail.length())?;
+        let mut tail_segments = tail.segments().to_vec();
+        tail_segments[0] = tail_segments[0].with_start(join.position);
+        segments.extend(tail_segments);
+    }
+    Ok((Rail::new(segments)?, bent_length))
+}
+
+/// The navmesh validation of a bent rail (chapter 22.4): its first `bent_length` metres, cut
+/// into chords of half a radius, each straight-line reachable on the mesh, and its wall
+/// clearance (sampled every quarter radius) at least `clearance`.
+pub(crate) fn stays_on_mesh(mesh: &NavMesh, rail: &Rail, bent_length: f64, clearance: f64) -> bool {
+    let step = (0.5 * clearance).max(0.05);
+    let count = (bent_length / step).ceil().max(1.0) as usize;
+    let mut cursor = rail.cursor();
+    let mut previous = cursor.position(0.0);
+    for k in 1..=count {
+        let p = cursor.position(bent_length * k as f64 / count as f64);
+        if !mesh.is_reachable(previous, p) {
+            return false;
+        }
+        previous = p;
+    }
+    let fine = (2 * count).max(1);
+    let mut cursor = rail.cursor();
+    (0..=fine).all(|k| {
+        let p = cursor.position(bent_length * k as f64 / fine as f64);
+        mesh.wall_distance(p) >= clearance - CLEARANCE_SLACK
+    })
+}
+
+/// A candidate bent rail for one side.
+#[derive(Clone, Debug)]
+pub(crate) struct Bend {
+    /// The new rail, starting at the agent.
+    pub rail: Rail,
+    /// The avoidance point.
+    pub via: DVec2,
+    /// Its side of the old rail.
+    pub side: Side,
+    /// The overlap fraction of its first collision at the current speed (0 when clear).
+    pub overlap: f64,
+    /// Whether it is accepted: clear at the current speed or at another of the agent's speeds.
+    pub accepted: bool,
+}
+
+impl Bend {
+    /// The order that hands the bent rail to the host.
+    pub(crate) fn into_order(self) -> Order {
+        Order::Reroute {
+            rail: Arc::new(self.rail),
+            reroute: Reroute {
+                reason: RerouteReason::Avoid,
+                via: self.via,
+                side: Some(self.side),
+            },
+        }
+    }
+}
+
+/// Why a side failed before its sweep, for the debug sink and tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BendFailure {
+    /// No avoidance point keeps the minimum distance (walls too close).
+    NoAvoidancePoint,
+    /// No reconnection point is visible at the required angle.
+    NoReconnection,
+    /// The curves could not be built (a cusp, a degenerate segment).
+    Degenerate,
+    /// The bent part leaves the mesh or comes closer than the radius to a wall.
+    OffMesh,
+}
+
+/// What to bend: an agent's rail, its predicted motion on it (from arclength `plan.s`), and
+/// the collision to bend around.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BendRequest<'a> {
+    pub key: AgentKey,
+    pub rail: &'a Rail,
+    pub plan: MotionPlan,
+    pub collision: &'a Collision,
+}
+
+impl World {
+    /// The rail bent to `side` around the collision, with its sweep: every step of chapter 22.4
+    /// for one side.
+    pub(crate) fn bend_to_side(
+        &self,
+        request: &BendRequest<'_>,
+        side: Side,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Result<Bend, BendFailure> {
+        let BendRequest {
+            key,
+            rail,
+            plan,
+            collision,
+        } = *request;
+        let config = self.config();
+        let mesh = self.level().navmesh();
+        let desc = self.agents[key].desc();
+        let radius = desc.radius;
+        let at = rail.sample(collision.s);
+        let normal = left_normal(at.tangent);
+        let direction = match side {
+            Side::Left => normal,
+            Side::Right => -normal,
+        };
+        let distance = config.avoidance_radii * radius;
+        // The clearance asked of the new part: the radius, or what the agent has now if that is
+        // less (an agent already near a wall must not be refused every bend).
+        let clearance = radius.min(mesh.wall_distance(rail.position(plan.s)));
+        let ap = avoidance_point(
+            mesh,
+            collision.agent_position,
+            direction,
+            at.tangent,
+            radius,
+            distance,
+            config.min_avoidance_radii * radius,
+        )
+        .ok_or(BendFailure::NoAvoidancePoint)?;
+        let search = ReconnectSearch {
+            s_from: collision.s,
+            max_s: collision.s + RECONNECT_REACH * distance,
+            clearance,
+            step: radius.max(0.1),
+            min_degrees: config.reconnect_degrees,
+        };
+        let s_reconnect =
+            reconnection_s(mesh, rail, &ap, &search).ok_or(BendFailure::NoReconnection)?;
+        let (bent, bent_length) =
+            bend(rail, plan.s, &ap, s_reconnect).map_err(|_| BendFailure::Degenerate)?;
+        if !stays_on_mesh(mesh, &bent, bent_length, clearance) {
+            return Err(BendFailure::OffMesh);
+        }
+        // The sweep on the new rail, as in detection; a speed change that clears it is as good
+        // (the next query will order it).
+        let on_bent = MotionPlan { s: 0.0, ..plan };
+        let (overlap, accepted) = match detect(
+            self,
+            &Sweep::ahead(key, &bent, on_bent, 0.0),
+            candidates,
+            samples,
+        ) {
+            None => (0.0, true),
+            Some(hit) => {
+                let other_speed =
+                    speeds_by_preference(desc, |v| (v - plan.speed).abs() > SPEED_TOLERANCE).any(
+                        |speed| {
+                            let at_speed = rescale(on_bent, plan.speed, speed);
+                            detect(
+                                self,
+                                &Sweep::ahead(key, &bent, at_speed, 0.0),
+                                candidates,
+                                samples,
+                            )
+                            .is_none()
+                        },
+                    );
+                (hit.overlap, other_speed)
+            }
+        };
+        Ok(Bend {
+            rail: bent,
+            via: ap.point,
+            side,
+            overlap,
+            accepted,
+        })
+    }
+
+    /// Both sides in turn (chapter 22.4): first the side of the collision's avoidance vector,
+    /// then the mirrored one (unless `only` names the side allowed, after a recent rewrite).
+    /// Returns the first accepted bend, else the valid bend with the least overlap (`accepted`
+    /// false), else `None`.
+    pub(crate) fn bend_around(
+        &self,
+        request: &BendRequest<'_>,
+        only: Option<Side>,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<Bend> {
+        let (rail, collision) = (request.rail, request.collision);
+        let tangent = rail.sample(collision.s).tangent;
+        let first = if left_normal(tangent).dot(collision.avoid_direction) >= 0.0 {
+            Side::Left
+        } else {
+            Side::Right
+        };
+        let mut best: Option<Bend> = None;
+        for side in [first, first.mirrored()] {
+            if only.is_some_and(|allowed| allowed != side) {
+                continue;
+            }
+            let Ok(bend) = self.bend_to_side(request, side, candidates, samples) else {
+                continue;
+            };
+            if bend.accepted {
+                return Some(bend);
+            }
+            if best.as_ref().is_none_or(|b| bend.overlap < b.overlap) {
+                best = Some(bend);
+            }
+        }
+        best
+    }
+}
+
+/// `plan` with its cruise speed (and its transition, which scales with it) changed from
+/// `from` to `to`.
+fn rescale(plan: MotionPlan, from: f64, to: f64) -> MotionPlan {
+    let k = if from > 0.0 { to / from } else { 1.0 };
+    MotionPlan {
+        speed: to,
+        transition_speed: plan.transition_speed * k,
+        ..plan
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::Level;
+
+    fn outline(points: &[(f64, f64)]) -> Level {
+        let boundary: Vec<[f64; 2]> = points.iter().map(|&(x, y)| [x, y]).collect();
+        let text = serde_json::json!({ "name": "test", "boundary": boundary }).to_string();
+        Level::from_json(&text, "test").unwrap()
+    }
+
+    fn search(s_from: f64, max_s: f64, min_degrees: f64) -> ReconnectSearch {
+        ReconnectSearch {
+            s_from,
+            max_s,
+            clearance: 0.4,
+            step: 0.1,
+            min_degrees,
+        }
+    }
+
+    fn corridor(width: f64) -> Level {
+        outline(&[(0.0, 0.0), (30.0, 0.0), (30.0, width), (0.0, width)])
+    }
+
+    #[test]
+    fn the_avoidance_point_is_at_the_full_distance_in_the_open() {
+        let level = corridor(20.0);
+        let mesh = level.navmesh();
+        let ap = avoidance_point(
+            mesh,
+            DVec2::new(10.0, 10.0),
+            DVec2::Y,
+            DVec2::X,
+            0.4,
+            2.0,
+            0.4,
+        )
+        .unwrap();
+        assert!((ap.point - DVec2::new(10.0, 12.0)).length() < 1e-9);
+        assert!(!ap.truncated);
+        assert_eq!(ap.tangent, DVec2::X);
+    }
+
+    #[test]
+    fn the_avoidance_point_is_truncated_a_radius_off_the_wall_with_its_tangent() {
+        // A wall at y = 2.4 running along x; the rail tangent is a little off the wall's.
+        let level = corridor(2.4);
+        let mesh = level.navmesh();
+        let rail_tangent = DVec2::new(1.0, 0.1).normalize();
+        let ap = avoidance_point(
+            mesh,
+            DVec2::new(10.0, 1.2),
+            DVec2::Y,
+            rail_tangent,
+            0.4,
+            2.0,
+            0.4,
+        )
+        .unwrap();
+        assert!(ap.truncated);
+        assert!((ap.point.y - 2.0).abs() < 0.05, "{:?}", ap.point);
+        assert!(mesh.wall_distance(ap.point) >= 0.4 - CLEARANCE_SLACK);
+        // The wall's tangent, oriented along the rail.
+        assert!((ap.tangent - DVec2::X).length() < 1e-9, "{:?}", ap.tangent);
+    }
+
+    #[test]
+    fn the_avoidance_point_fails_when_the_wall_is_closer_than_the_minimum() {
+        let level = corridor(1.0);
+        let mesh = level.navmesh();
+        let ap = avoidance_point(
+            mesh,
+            DVec2::new(10.0, 0.5),
+            DVec2::Y,
+            DVec2::X,
+            0.4,
+            2.0,
+            0.4,
+        );
+        assert_eq!(ap, None);
+    }
+
+    #[test]
+    fn the_reconnection_point_is_the_furthest_visible_one_at_eight_degrees() {
+        let level = corridor(20.0);
+        let mesh = level.navmesh();
+        let rail = Rail::from_points(&[DVec2::new(1.0, 10.0), DVec2::new(29.0, 10.0)]).unwrap();
+        let ap = AvoidancePoint {
+            point: DVec2::new(10.0, 12.0),
+            tangent: DVec2::X,
+            truncated: false,
+        };
+        let s = reconnection_s(mesh, &rail, &ap, &search(9.0, 28.0, 8.0)).unwrap();
+        // tan(8°) = 2 / dx: dx = 14.23, so the point at x ≈ 24.2 (s ≈ 23.2), to the step.
+        let x = rail.position(s).x;
+        let expected = 10.0 + 2.0 / 8f64.to_radians().tan();
+        assert!(
+            x <= expected + 1e-9 && x > expected - 0.11,
+            "{x} vs {expected}"
+        );
+        // With no angle rule the rail's visible end (capped at max_s) wins.
+        let s = reconnection_s(mesh, &rail, &ap, &search(9.0, 20.0, 0.0)).unwrap();
+        assert!((s - 20.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_reconnection_point_stops_at_the_first_point_hidden_by_a_wall() {
+        // An L: the rail turns a corner the avoidance point cannot see around.
+        let level = outline(&[
+            (0.0, 0.0),
+            (20.0, 0.0),
+            (20.0, 20.0),
+            (16.0, 20.0),
+            (16.0, 4.0),
+            (0.0, 4.0),
+        ]);
+        let mesh = level.navmesh();
+        let rail = Rail::from_points(&[
+            DVec2::new(1.0, 2.0),
+            DVec2::new(18.0, 2.0),
+            DVec2::new(18.0, 19.0),
+        ])
+        .unwrap();
+        let ap = AvoidancePoint {
+            point: DVec2::new(8.0, 3.5),
+            tangent: DVec2::X,
+            truncated: false,
+        };
+        let s = reconnection_s(mesh, &rail, &ap, &search(7.0, rail.length(), 8.0)).unwrap();
+        let p = rail.position(s);
+        assert!(segment_is_clear(mesh, ap.point, p, 0.4));
+        // Visible points lie before the corner's wall blocks the view up the second arm.
+        assert!(p.y < 8.0, "{p:?}");
+    }
+
+    #[test]
+    fn the_bent_rail_is_g1_through_the_avoidance_point_and_keeps_the_tail() {
+        let rail = Rail::from_points(&[DVec2::new(1.0, 10.0), DVec2::new(29.0, 10.0)]).unwrap();
+        let ap = AvoidancePoint {
+            point: DVec2::new(10.0, 12.0),
+            tangent: DVec2::X,
+            truncated: false,
+        };
+        let (bent, bent_length) = bend(&rail, 3.0, &ap, 20.0).unwrap();
+        assert!((bent.start() - DVec2::new(4.0, 10.0)).length() < 1e-9);
+        assert!((bent.end() - rail.end()).length() < 1e-9);
+        assert_eq!(bent.segments().len(), 3);
+        // G1 at every joint.
+        let mut s = 0.0;
+        for w in bent.segments().windows(2) {
+            s += w[0].arclength();
+            let before = bent.tangent(s - 1e-7);
+            let after = bent.tangent(s + 1e-7);
+            assert!(before.dot(after) > 1.0 - 1e-6, "kink at s = {s}");
+        }
+        assert!((bent.position(bent.segments()[0].arclength()) - ap.point).length() < 1e-9);
+        assert!((bent_length - (bent.length() - 8.0)).abs() < 1e-3);
+        assert_eq!(bent.tangent(0.0), DVec2::X);
+    }
+
+    #[test]
+    fn validation_rejects_a_bend_that_leaves_the_mesh() {
+        let level = corridor(2.4);
+        let mesh = level.navmesh();
+        let rail = Rail::from_points(&[DVec2::new(1.0, 1.2), DVec2::new(29.0, 1.2)]).unwrap();
+        // An avoidance point placed by hand beyond the wall: the curve leaves the corridor.
+        let ap = AvoidancePoint {
+            point: DVec2::new(10.0, 3.2),
+            tangent: DVec2::X,
+            truncated: false,
+        };
+        let (bent, length) = bend(&rail, 3.0, &ap, 20.0).unwrap();
+        assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
+        // Inside, but closer to the wall than the radius: refused too.
+        let ap = AvoidancePoint {
+            point: DVec2::new(10.0, 2.2),
+            ..ap
+        };
+        let (bent, length) = bend(&rail, 3.0, &ap, 20.0).unwrap();
+        assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
+        // A radius off the wall: accepted.
+        let ap = AvoidancePoint {
+            point: DVec2::new(10.0, 1.95),
+            ..ap
+        };
+        let (bent, length) = bend(&rail, 3.0, &ap, 20.0).unwrap();
+        assert!(stays_on_mesh(mesh, &bent, length, 0.4));
+    }
+}
