@@ -90,6 +90,56 @@ S.append(scenario("stationary-blocker", "corridor", 30.0, [
     agent((15, 0.75), mode="stationary"),
 ]))
 
+# Two agents meet in a 1 m corridor (too narrow to pass) next to a side alcove: a deadlock that
+# one breaks by stepping into the alcove.
+S.append(scenario("narrow-alcove-head-on", "narrow-alcove", 40.0, [
+    agent((1, 0.5), (19, 0.5)),
+    agent((19, 0.5), (1, 0.5)),
+]))
+
+# Ten agents each side of a 1.2 m door, all wanting through.
+crowd = []
+ys = [1.5, 3.25, 5.0, 6.75, 8.5]
+for x in (4.0, 2.0):
+    for y in ys:
+        crowd.append(agent((x, y), (20 - x, y)))
+for x in (16.0, 18.0):
+    for y in ys:
+        crowd.append(agent((x, y + 0.0), (20 - x, y)))
+S.append(scenario("doorway-crowd", "doorway", 120.0, crowd))
+
+# Thirty agents through one door, the same way.
+neck = []
+for i, x in enumerate([7.5, 6.0, 4.5, 3.0, 1.5]):
+    for j, y in enumerate([1.25, 2.75, 4.25, 5.75, 7.25, 8.75]):
+        neck.append(agent((x, y), (x + 11.0, y)))
+S.append(scenario("bottleneck", "doorway", 120.0, neck))
+
+# Six agents sent to the same point.
+import math
+shared = []
+for k in range(6):
+    a = 2 * math.pi * k / 6
+    shared.append(agent((round(15 + 10 * math.cos(a), 3), round(15 + 10 * math.sin(a), 3)), (15, 15),
+                        depart=0.5 * k))
+S.append(scenario("shared-destination", "open-field", 40.0, shared))
+
+# Twenty agents on a circle of radius 10 m, each to the antipode.
+circle = []
+for k in range(20):
+    a = 2 * math.pi * k / 20
+    p = (round(15 + 10 * math.cos(a), 3), round(15 + 10 * math.sin(a), 3))
+    q = (round(15 - 10 * math.cos(a), 3), round(15 - 10 * math.sin(a), 3))
+    circle.append(agent(p, q))
+S.append(scenario("circle-rail", "open-field", 60.0, circle))
+
+# Eight agents each way in the 2.4 m corridor, on lines 0.6 m apart: they must bend to pass.
+two_way = []
+for k in range(8):
+    two_way.append(agent((1.0 + 1.5 * k, 0.9), (18.5 + 1.5 * k, 0.9)))
+    two_way.append(agent((29.0 - 1.5 * k, 1.5), (11.5 - 1.5 * k, 1.5)))
+S.append(scenario("corridor-two-way", "corridor", 60.0, two_way))
+
 for s in S:
     with open(f"fixtures/scenarios/{s['name']}.json", "w") as f:
         json.dump(s, f, indent=2)

@@ -71,8 +71,8 @@ impl World {
         &self,
         key: AgentKey,
         blocker: AgentKey,
-        _candidates: &mut Vec<u32>,
-        _samples: &mut Vec<SweepSample>,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
     ) -> Option<Decision> {
         let agent = &self.agents[key];
         if agent.waiting_on.map(|(k, _)| k) != Some(blocker) || self.time < agent.next_bend_time {
@@ -87,7 +87,7 @@ impl World {
             pa.cmp(&pb).then(b.cmp(&a))
         });
         for &member in &cycle {
-            let spot = self.yield_spot(member, &cycle);
+            let spot = self.yield_spot(member, &cycle, candidates, samples);
             if member != key {
                 if spot.is_some() {
                     // That agent yields on its own query.
@@ -116,13 +116,22 @@ impl World {
     ///
     /// Spots are tried on rings half a radius apart around the agent, nearest first. A spot
     /// must be on the mesh, keep the radius from walls, keep its radius plus theirs (and the
-    /// margins) from the rest of the other members' rails and from every other agent, and be
+    /// margins, grown by the resume inflation) from the rest of the other members' rails and from every other agent, and be
     /// reachable: in a straight line that keeps the radius from walls and passes the other
-    /// members at their radius plus its own, or else (a few tries) by a planned rail.
-    pub(crate) fn yield_spot(&self, key: AgentKey, cycle: &[AgentKey]) -> Option<(Rail, DVec2)> {
+    /// members at their radius plus its own, or else (a few tries) by a planned rail; and the
+    /// start along that rail must be collision-free now.
+    pub(crate) fn yield_spot(
+        &self,
+        key: AgentKey,
+        cycle: &[AgentKey],
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<(Rail, DVec2)> {
         let agent = &self.agents[key];
         let radius = agent.desc().radius;
         let margin = self.config().margin;
+        let inflation = self.config().resume_inflation;
+        let grow = 1.0 + inflation;
         let from = agent.position();
         let mesh = self.level().navmesh();
         // The other members' ways, as polylines (quarter-radius chords), with their clearance.
@@ -132,7 +141,9 @@ impl World {
             .filter_map(|&k| {
                 let other = &self.agents[k];
                 let rail = other.rail()?;
-                let clearance = radius + other.desc().radius + 2.0 * margin;
+                // As far as the start check of the other agent looks (its radii grown by the
+                // resume inflation), or it would not start past the spot.
+                let clearance = (radius + other.desc().radius + 2.0 * margin) * grow;
                 let s0 = other.motion().s;
                 let count = ((rail.length() - s0) / (0.25 * radius)).ceil().max(1.0) as usize;
                 let points = (0..=count)
@@ -178,16 +189,27 @@ impl World {
                 {
                     continue;
                 }
+                // The way there must be clear now: the start check the agent will run next.
+                let can_start = |rail: &Rail, candidates: &mut Vec<u32>, samples: &mut Vec<_>| {
+                    let verdict =
+                        start_verdict(self, key, rail, 0.0, inflation, candidates, samples);
+                    verdict == StartVerdict::Go
+                };
                 if segment_is_clear(mesh, from, spot, clearance) && passes_members(spot) {
                     if let Ok(rail) = Rail::from_points(&[from, spot]) {
-                        return Some((rail, spot));
+                        if can_start(&rail, candidates, samples) {
+                            return Some((rail, spot));
+                        }
+                        continue;
                     }
                 }
                 if planned_tries < PLANNED_TRIES {
                     planned_tries += 1;
                     let options = PathOptions::from_agent_radius(radius);
                     if let Ok(rail) = mesh.plan_rail(from, spot, &options) {
-                        return Some((rail, spot));
+                        if can_start(&rail, candidates, samples) {
+                            return Some((rail, spot));
+                        }
                     }
                 }
             }

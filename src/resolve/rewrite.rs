@@ -250,6 +250,8 @@ pub(crate) struct Bend {
     pub side: Side,
     /// The overlap fraction of its first collision at the current speed (0 when clear).
     pub overlap: f64,
+    /// Seconds until that collision (infinite when clear).
+    pub collision_time: f64,
     /// Whether it is accepted: clear at the current speed or at another of the agent's speeds.
     pub accepted: bool,
 }
@@ -348,13 +350,13 @@ impl World {
         // The sweep on the new rail, as in detection; a speed change that clears it is as good
         // (the next query will order it).
         let on_bent = MotionPlan { s: 0.0, ..plan };
-        let (overlap, accepted) = match detect(
+        let (overlap, collision_time, accepted) = match detect(
             self,
             &Sweep::ahead(key, &bent, on_bent, 0.0),
             candidates,
             samples,
         ) {
-            None => (0.0, true),
+            None => (0.0, f64::INFINITY, true),
             Some(hit) => {
                 let other_speed =
                     speeds_by_preference(desc, |v| (v - plan.speed).abs() > SPEED_TOLERANCE).any(
@@ -369,7 +371,7 @@ impl World {
                             .is_none()
                         },
                     );
-                (hit.overlap, other_speed)
+                (hit.overlap, hit.time, other_speed)
             }
         };
         Ok(Bend {
@@ -377,6 +379,7 @@ impl World {
             via: ap.point,
             side,
             overlap,
+            collision_time,
             accepted,
         })
     }

@@ -149,11 +149,17 @@ impl World {
         match &decision.order {
             Order::Continue | Order::Wait { .. } => return,
             Order::ChangeSpeed { speed } => agent.motion.speed = *speed,
-            Order::Stop { .. } => {
+            Order::Stop { cause } => {
                 if agent.motion.phase != Phase::Standing {
                     agent.motion.phase = Phase::Stopping { elapsed: 0.0 };
                 }
                 agent.last_stop_time = now;
+                // It now waits on the agent it stopped for (the deadlock clock starts).
+                if let StopCause::Collision(c) | StopCause::Unavoidable(c) = cause {
+                    if agent.waiting_on.map(|(k, _)| k) != Some(c.collider) {
+                        agent.waiting_on = Some((c.collider, now));
+                    }
+                }
             }
             Order::Start { speed } => {
                 agent.motion.speed = *speed;
@@ -259,7 +265,11 @@ fn decide(
         }
     }
     match motion.phase {
-        Phase::Stopping { .. } => return Decision::new(Order::Continue),
+        Phase::Stopping { .. } => {
+            let mut decision = Decision::new(Order::Continue);
+            decision.waiting_on = agent.waiting_on.map(|(blocker, _)| blocker);
+            return decision;
+        }
         Phase::Standing => return decide_standing(world, key, rail, candidates, samples),
         Phase::Moving | Phase::Starting { .. } => {}
     }
@@ -322,7 +332,13 @@ fn decide(
                 collision: &collision,
             };
             if let Some(bend) = world.bend_around(&request, only, candidates, samples) {
-                if bend.accepted || (!stop_is_clear && bend.overlap < collision.overlap) {
+                // The chapter's collision minimisation: a bend that only makes the collision
+                // smaller and later (a stop would not do better: it is not clean, or waiting
+                // does not help). The next queries bend again from there: the flow channels of
+                // figure 22.3.
+                let smaller =
+                    bend.overlap < collision.overlap && bend.collision_time > collision.time;
+                if bend.accepted || smaller {
                     return Decision::with_collision(bend.into_order(), collision);
                 }
             }
@@ -397,7 +413,10 @@ fn decide_standing(
         return Decision::new(Order::Continue);
     }
     if world.time - agent.last_stop_time < config.reversal_hold {
-        return Decision::new(Order::Wait { clear_in: None });
+        // Still waiting on whoever it stopped for.
+        let mut decision = Decision::new(Order::Wait { clear_in: None });
+        decision.waiting_on = agent.waiting_on.map(|(blocker, _)| blocker);
+        return decision;
     }
     let verdict = start_verdict(
         world,

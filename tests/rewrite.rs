@@ -1,0 +1,270 @@
+//! Path rewriting through the public API (issue 4): bends around collisions that speeds cannot
+//! solve, the mirrored side, the least overlap, shared destinations and deadlock breaking.
+
+mod common;
+
+use sidestep::*;
+
+fn v(x: f64, y: f64) -> DVec2 {
+    DVec2::new(x, y)
+}
+
+fn world_on(level: &str) -> World {
+    World::new(common::level(level), AvoidanceConfig::default()).unwrap()
+}
+
+fn stander(world: &mut World, at: DVec2) -> AgentKey {
+    world
+        .add_agent(AgentDesc {
+            position: at,
+            ..AgentDesc::default()
+        })
+        .unwrap()
+}
+
+/// An agent with the one speed 1.4 m/s (so that no speed change can help) on a straight
+/// rail, reported moving from its start.
+fn walker(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
+    let key = world
+        .add_agent(AgentDesc {
+            position: from,
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(key, Rail::from_points(&[from, to]).unwrap())
+        .unwrap();
+    world.set_motion(key, Motion::moving(0.0, 1.4)).unwrap();
+    key
+}
+
+/// The reroute in an order, or a panic naming what came instead.
+fn reroute_of(order: &Order) -> (&Rail, Reroute) {
+    match order {
+        Order::Reroute { rail, reroute } => (rail, *reroute),
+        other => panic!("expected a reroute, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_standing_blocker_is_passed_by_a_bent_rail_that_replaces_the_worlds_copy() {
+    let mut world = world_on("open-field");
+    let key = walker(&mut world, v(5.0, 15.0), v(25.0, 15.0));
+    let blocker = stander(&mut world, v(9.0, 15.2));
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Avoid);
+    // The blocker stands a little to the left: the avoidance vector points right (−y), and the
+    // avoidance point lies five radii out from the collision position.
+    assert_eq!(reroute.side, Some(Side::Right));
+    let collision = world.agent(key).unwrap().last_collision().copied().unwrap();
+    assert_eq!(collision.collider, blocker);
+    assert!(
+        (reroute.via.distance(collision.agent_position) - 5.0 * 0.4).abs() < 1e-9,
+        "{reroute:?} {collision:?}"
+    );
+    // The new rail starts at the agent, with its heading, ends at the old goal, stays on the
+    // mesh, and passes the blocker clear of it.
+    assert!(rail.start().distance(v(5.0, 15.0)) < 1e-9);
+    assert!(rail.tangent(0.0).distance(DVec2::X) < 1e-9);
+    assert!(rail.end().distance(v(25.0, 15.0)) < 1e-6);
+    let mesh = world.level().navmesh();
+    assert!(rail.off_mesh(mesh, 0.1).is_none());
+    let closest = rail
+        .position(rail.closest_s(v(9.0, 15.2)))
+        .distance(v(9.0, 15.2));
+    assert!(closest >= 0.9, "passes {closest} m from the blocker");
+    // The world follows the new rail from arclength 0.
+    let agent = world.agent(key).unwrap();
+    assert_eq!(agent.rail(), Some(rail));
+    assert_eq!(agent.motion().s, 0.0);
+    assert_eq!(agent.last_order().0, OrderKind::Reroute);
+    // Asked again, the way is clear.
+    assert_eq!(world.query(key).unwrap(), Order::Continue);
+}
+
+#[test]
+fn a_wall_on_the_first_side_gives_the_mirrored_bend() {
+    let mut world = world_on("open-field");
+    // Walking east 0.7 m from the south wall; the blocker stands a little north of the rail, so
+    // the first side tried is south (right), which has no room: the bend goes north.
+    let key = walker(&mut world, v(5.0, 0.7), v(25.0, 0.7));
+    stander(&mut world, v(9.0, 0.8));
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.side, Some(Side::Left));
+    assert!(reroute.via.y > 0.7 + 1.0, "{reroute:?}");
+    let clearance = rail.clearance(world.level().navmesh(), 0.02);
+    assert!(clearance.distance >= 0.4 - 1e-3, "{clearance:?}");
+}
+
+#[test]
+fn the_side_with_the_least_overlap_is_taken_when_neither_is_clear() {
+    let mut world = world_on("open-field");
+    let key = walker(&mut world, v(5.0, 15.0), v(25.0, 15.0));
+    // Close ahead (a deep collision), a little to the left, so the right side is tried first.
+    stander(&mut world, v(7.5, 15.05));
+    // Agents standing where each bend passes: the right one square on it, the left one half
+    // a radius further out, so both sides collide and the left one overlaps less.
+    let first = world.clone();
+    let mut probe = first.clone();
+    let (right_rail, _) = {
+        let order = probe.query(key).unwrap();
+        let (rail, reroute) = reroute_of(&order);
+        assert_eq!(reroute.side, Some(Side::Right));
+        (rail.clone(), reroute)
+    };
+    // On the right bend, within the sweep's reach (2 s and the stopping distance at 1.4 m/s).
+    let right_at = right_rail.position(3.0);
+    let left_at = v(right_at.x, 15.0 + (15.0 - right_at.y) + 0.5);
+    stander(&mut world, right_at);
+    stander(&mut world, left_at);
+    let order = world.query(key).unwrap();
+    let (_, reroute) = reroute_of(&order);
+    assert_eq!(reroute.side, Some(Side::Left), "{order:?}");
+}
+
+#[test]
+fn a_bend_to_one_side_is_not_followed_by_one_to_the_other_within_the_hold() {
+    let mut world = world_on("open-field");
+    let key = walker(&mut world, v(5.0, 15.0), v(25.0, 15.0));
+    stander(&mut world, v(9.0, 15.2));
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.side, Some(Side::Right));
+    // A new agent appears right where the bend goes, 0.1 s later: the world may stop the agent
+    // or bend it again to the right, never to the left.
+    let via = reroute.via;
+    let length = rail.length();
+    world.begin_frame(0.1);
+    world.set_motion(key, Motion::moving(0.14, 1.4)).unwrap();
+    stander(&mut world, via);
+    let order = world.query(key).unwrap();
+    if let Order::Reroute { reroute, .. } = &order {
+        assert_eq!(reroute.side, Some(Side::Right), "{order:?}");
+    }
+    assert!(length > 0.0);
+}
+
+#[test]
+fn later_agents_sent_to_the_same_point_get_free_spots() {
+    let mut world = world_on("open-field");
+    let goal = v(15.0, 15.0);
+    let starts = [v(5.0, 15.0), v(25.0, 15.0), v(15.0, 5.0), v(15.0, 25.0)];
+    let keys: Vec<AgentKey> = starts.iter().map(|&p| stander(&mut world, p)).collect();
+    for &key in &keys {
+        world.plan_rail(key, goal).unwrap();
+    }
+    let mut ends = Vec::new();
+    for (i, &key) in keys.iter().enumerate() {
+        let order = world.query(key).unwrap();
+        if i == 0 {
+            // The first keeps its end and starts.
+            assert_eq!(order, Order::Start { speed: 1.4 });
+        } else {
+            let (rail, reroute) = reroute_of(&order);
+            assert_eq!(reroute.reason, RerouteReason::Destination);
+            assert_eq!(rail.end(), reroute.via);
+            assert!(world.level().navmesh().contains(rail.end()));
+        }
+        ends.push(world.agent(key).unwrap().rail().unwrap().end());
+    }
+    assert_eq!(ends[0], goal);
+    for i in 0..ends.len() {
+        for j in 0..i {
+            assert!(
+                ends[i].distance(ends[j]) >= 0.9 - 1e-9,
+                "ends {i} and {j} overlap: {:?} {:?}",
+                ends[i],
+                ends[j]
+            );
+        }
+        // Free spots are the nearest ones: within a few radii.
+        assert!(ends[i].distance(goal) < 3.0, "{:?}", ends[i]);
+    }
+}
+
+/// Two agents standing face to face in the 1 m corridor of `narrow-alcove`, either side of
+/// the alcove, each wanting to go past the other; `priorities` for agents 0 and 1.
+fn face_to_face(priorities: [i32; 2]) -> Scenario {
+    let text = serde_json::json!({
+        "name": "face-to-face",
+        "level": "../levels/narrow-alcove.json",
+        "dt": 0.0333, "duration": 30.0, "seed": 1,
+        "agents": [
+            { "start": [8.6, 0.5], "goal": [19.0, 0.5], "radius": 0.4, "speeds": [1.4],
+              "speed": 1.4, "priority": priorities[0] },
+            { "start": [11.4, 0.5], "goal": [1.0, 0.5], "radius": 0.4, "speeds": [1.4],
+              "speed": 1.4, "priority": priorities[1] }
+        ]
+    })
+    .to_string();
+    let base =
+        std::path::PathBuf::from(format!("{}/fixtures/scenarios", env!("CARGO_MANIFEST_DIR")));
+    Scenario::from_json(&text, "face-to-face", Some(&base)).unwrap()
+}
+
+fn yields(scenario: &Scenario) -> (Simulation, Vec<(usize, RerouteReason)>) {
+    let mut sim = Simulation::new(scenario).unwrap();
+    while !sim.finished() {
+        sim.step();
+    }
+    let reroutes = sim
+        .log
+        .iter()
+        .filter_map(|r| match &r.order {
+            Order::Reroute { reroute, .. } => Some((r.agent, reroute.reason)),
+            _ => None,
+        })
+        .collect();
+    (sim, reroutes)
+}
+
+#[test]
+fn a_deadlock_is_broken_by_the_later_agent_yielding_after_the_deadlock_time() {
+    let (sim, reroutes) = yields(&face_to_face([0, 0]));
+    // Equal priorities: the agent added last yields into the alcove, then goes on.
+    assert_eq!(
+        reroutes,
+        vec![(1, RerouteReason::Yield), (1, RerouteReason::Resume)]
+    );
+    let m = sim.metrics();
+    assert_eq!(m.reached, 2);
+    assert_eq!(m.collisions, 0);
+    assert_eq!(m.off_mesh_frames, 0);
+    assert_eq!(m.order_flips, 0);
+    // They wait on each other from the first frame: the yield comes after the deadlock time.
+    let yielded = sim
+        .log
+        .iter()
+        .find(|r| matches!(&r.order, Order::Reroute { reroute, .. } if reroute.reason == RerouteReason::Yield))
+        .unwrap()
+        .time;
+    assert!((2.0..2.5).contains(&yielded), "yielded at {yielded} s");
+}
+
+#[test]
+fn the_lower_priority_agent_yields() {
+    let (sim, reroutes) = yields(&face_to_face([0, 1]));
+    assert_eq!(
+        reroutes,
+        vec![(0, RerouteReason::Yield), (0, RerouteReason::Resume)]
+    );
+    assert_eq!(sim.metrics().reached, 2);
+    assert_eq!(sim.metrics().collisions, 0);
+}
+
+#[test]
+fn when_the_one_to_yield_has_no_spot_the_other_yields() {
+    // In the fixture, agent 0 stops before the alcove with agent 1 in front of it: only agent 1
+    // can step in, whatever the priorities.
+    let path = format!(
+        "{}/fixtures/scenarios/narrow-alcove-head-on.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut scenario = Scenario::load(&path).unwrap();
+    scenario.agents[1].desc.priority = 1;
+    let (sim, reroutes) = yields(&scenario);
+    assert_eq!(reroutes.first(), Some(&(1, RerouteReason::Yield)));
+    assert_eq!(sim.metrics().reached, 2);
+}
