@@ -53,6 +53,8 @@ pub struct Agent {
     pub(crate) next_bend_time: f64,
     /// The agent it has been waiting on, standing, and since when (world clock, seconds).
     pub(crate) waiting_on: Option<(AgentKey, f64)>,
+    /// It found no yield spot out of a deadlock; the others pass it over until then, seconds.
+    pub(crate) cannot_yield_until: f64,
     /// Set when it yields out of a deadlock: the goal it goes on to from the yield spot.
     pub(crate) resume_goal: Option<DVec2>,
     /// Order in which rails were given (the later of two agents sent to the same point moves).
@@ -67,6 +69,7 @@ impl Agent {
         self.last_reroute = None;
         self.next_bend_time = f64::NEG_INFINITY;
         self.waiting_on = None;
+        self.cannot_yield_until = f64::NEG_INFINITY;
         self.resume_goal = None;
         self.destination_checked = true;
     }
@@ -157,6 +160,8 @@ pub struct World {
     pub(crate) scratch_samples: Vec<SweepSample>,
     /// Rails given so far (each agent keeps the number of its own).
     rail_serial: u64,
+    /// Yield-spot searches made this frame (they have a per-frame budget).
+    pub(crate) yield_searches: u32,
 }
 
 impl World {
@@ -177,6 +182,7 @@ impl World {
             scratch_candidates: Vec::new(),
             scratch_samples: Vec::new(),
             rail_serial: 0,
+            yield_searches: 0,
         })
     }
 
@@ -242,6 +248,7 @@ impl World {
             last_reroute: None,
             next_bend_time: f64::NEG_INFINITY,
             waiting_on: None,
+            cannot_yield_until: f64::NEG_INFINITY,
             resume_goal: None,
             rail_serial: 0,
             destination_checked: true,
@@ -366,6 +373,7 @@ impl World {
         if dt.is_finite() && dt > 0.0 {
             self.time += dt;
         }
+        self.yield_searches = 0;
         self.grid_dirty = true;
     }
 

@@ -16,11 +16,26 @@ use crate::level::PathOptions;
 use crate::rail::Rail;
 use crate::world::{AgentKey, World};
 
+/// What [`World::break_deadlock`] found.
+pub(super) enum DeadlockOutcome {
+    /// No deadlock through this agent (cheap to find out).
+    None,
+    /// A deadlock, but this agent does not yield now (another will, or none can): the search
+    /// was costly, so it waits before looking again.
+    Searched,
+    /// This agent yields.
+    Yield(Box<Decision>),
+}
+
 /// Longest waiting cycle looked for (agents).
 const MAX_CYCLE: usize = 16;
 
-/// Rings tried around the yielding agent for a yield spot (out to 40 × 0.5 = 20 radii).
-const YIELD_RINGS: usize = 40;
+/// Rings tried around the yielding agent for a yield spot (out to 24 × 0.5 = 12 radii).
+const YIELD_RINGS: usize = 24;
+
+/// Yield-spot searches allowed per frame in the whole world (each costs up to a few
+/// milliseconds in a dense crowd); the agents over the budget look on a later frame.
+pub(super) const YIELD_SEARCHES_PER_FRAME: u32 = 2;
 
 /// Yield spots that cannot be reached in a straight line are tried with a planned rail, at
 /// most this many (each is a path query).
@@ -65,20 +80,41 @@ impl World {
     /// deadlock and is the one to yield, the order sending it to a yield spot.
     ///
     /// The cycle's members are ranked by priority (lowest first), then by key (the most
-    /// recently added first); the first that has a yield spot yields. Only that agent acts,
-    /// on its own query, so one deadlock gives one yield.
+    /// recently added first); the first that has a yield spot yields. Each member looks for
+    /// its own spot on its own query, in rank order: one that found none is passed over for a
+    /// while, so one deadlock gives one yield and one search per frame.
     pub(super) fn break_deadlock(
         &self,
         key: AgentKey,
         blocker: AgentKey,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
-    ) -> Option<Decision> {
+    ) -> DeadlockOutcome {
         let agent = &self.agents[key];
         if agent.waiting_on.map(|(k, _)| k) != Some(blocker) || self.time < agent.next_bend_time {
-            return None;
+            return DeadlockOutcome::None;
         }
-        let mut cycle = self.waiting_cycle(key)?;
+        if self.yield_searches >= YIELD_SEARCHES_PER_FRAME {
+            return DeadlockOutcome::None;
+        }
+        let Some(cycle) = self.waiting_cycle(key) else {
+            return DeadlockOutcome::None;
+        };
+        match self.yield_out_of(key, cycle, candidates, samples) {
+            Some(decision) => DeadlockOutcome::Yield(Box::new(decision)),
+            None => DeadlockOutcome::Searched,
+        }
+    }
+
+    /// The yield order for `key` if it is the member of `cycle` to yield.
+    fn yield_out_of(
+        &self,
+        key: AgentKey,
+        mut cycle: Vec<AgentKey>,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<Decision> {
+        let agent = &self.agents[key];
         cycle.sort_by(|&a, &b| {
             let (pa, pb) = (
                 self.agents[a].desc().priority,
@@ -87,15 +123,15 @@ impl World {
             pa.cmp(&pb).then(b.cmp(&a))
         });
         for &member in &cycle {
-            let spot = self.yield_spot(member, &cycle, candidates, samples);
             if member != key {
-                if spot.is_some() {
-                    // That agent yields on its own query.
-                    return None;
+                if self.agents[member].cannot_yield_until > self.time {
+                    // It looked and found no spot: the next one in rank yields.
+                    continue;
                 }
-                continue;
+                // Its turn: it looks on its own query (one search per deadlock per frame).
+                return None;
             }
-            let (rail, via) = spot?;
+            let (rail, via) = self.yield_spot(key, &cycle, candidates, samples)?;
             let goal = agent.rail()?.end();
             let mut decision = Decision::new(Order::Reroute {
                 rail: Arc::new(rail),
@@ -183,9 +219,9 @@ impl World {
                 let angle = std::f64::consts::TAU * j as f64 / count as f64;
                 let spot = from + DVec2::from_angle(angle) * distance;
                 if !mesh.contains(spot)
+                    || !apart_from_agents(spot)
                     || mesh.wall_distance(spot) < radius
                     || !off_the_ways(spot)
-                    || !apart_from_agents(spot)
                 {
                     continue;
                 }

@@ -25,20 +25,27 @@ impl World {
         radius: f64,
     ) -> bool {
         let margin = self.config().margin;
-        self.agents.iter().any(|(other_key, other)| {
+        self.taken_spots(key, serial)
+            .any(|(spot, r)| spot.distance(point) < radius + r + 2.0 * margin)
+    }
+
+    /// The spots taken by agents other than `key` (see [`World::spot_is_taken`]), with the
+    /// radius of the agent taking each.
+    fn taken_spots(&self, key: AgentKey, serial: u64) -> impl Iterator<Item = (DVec2, f64)> + '_ {
+        self.agents.iter().filter_map(move |(other_key, other)| {
             if other_key == key {
-                return false;
+                return None;
             }
             let spot = match other.rail() {
                 Some(rail) if other.wants_to_move() => {
                     if other.rail_serial >= serial {
-                        return false;
+                        return None;
                     }
                     rail.end()
                 }
                 _ => other.position(),
             };
-            spot.distance(point) < radius + other.desc().radius + 2.0 * margin
+            Some((spot, other.desc().radius))
         })
     }
 
@@ -66,6 +73,19 @@ impl World {
         }
         let mesh = self.level().navmesh();
         let step = RING_STEP_RADII * radius;
+        // Only the taken spots the rings can reach matter: gather them once (O(n)), so each
+        // ring point costs little whatever the number of agents.
+        let margin = self.config().margin;
+        let search = FREE_SPOT_RINGS as f64 * step + radius + self.max_radius + 2.0 * margin;
+        let nearby: Vec<(DVec2, f64)> = self
+            .taken_spots(key, serial)
+            .filter(|(spot, _)| spot.distance(end) <= search)
+            .collect();
+        let taken = |p: DVec2| {
+            nearby
+                .iter()
+                .any(|&(spot, r)| spot.distance(p) < radius + r + 2.0 * margin)
+        };
         for ring in 1..=FREE_SPOT_RINGS {
             let distance = ring as f64 * step;
             let count = ((std::f64::consts::TAU * distance / step).ceil() as usize).max(6);
@@ -74,7 +94,7 @@ impl World {
                 let spot = end + DVec2::from_angle(angle) * distance;
                 if !mesh.contains(spot)
                     || mesh.wall_distance(spot) < radius
-                    || self.spot_is_taken(key, serial, spot, radius)
+                    || taken(spot)
                     || !mesh.is_reachable(end, spot)
                 {
                     continue;

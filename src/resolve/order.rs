@@ -128,8 +128,8 @@ pub enum StopCause {
     /// A predicted collision that no speed avoids; stopping within the stopping distance is
     /// collision-free.
     Collision(Collision),
-    /// A predicted collision that neither a speed change nor a clean stop avoids (it needs a
-    /// path rewrite); stopping is the least bad answer.
+    /// A predicted collision that neither a speed change, nor a bent rail, nor a clean stop
+    /// avoids; stopping is the least bad answer.
     Unavoidable(Collision),
     /// The host's last motion report was invalid (see
     /// [`WorldError::InvalidMotion`](crate::WorldError::InvalidMotion)).

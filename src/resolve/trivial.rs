@@ -5,6 +5,7 @@ use glam::DVec2;
 
 use std::sync::Arc;
 
+use super::deadlock::DeadlockOutcome;
 use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopCause};
 use super::rewrite::BendRequest;
 use crate::debug::{DebugSink, NoDebug};
@@ -24,6 +25,10 @@ const START_DELAY_STEP: f64 = 0.25;
 
 /// A standing agent whose bend failed tries again after this long, seconds.
 const BEND_RETRY: f64 = 0.5;
+
+/// An agent that found no yield spot is passed over by the others of its deadlock for this
+/// long, seconds (longer than its own retry, so the next in rank gets a turn).
+const YIELD_RETRY: f64 = 1.0;
 
 /// One sweep to run: an agent's predicted motion on a rail.
 pub(crate) struct Sweep<'r> {
@@ -140,6 +145,12 @@ impl World {
         if decision.bend_failed {
             agent.next_bend_time = now + BEND_RETRY;
         }
+        if decision.yield_failed {
+            agent.cannot_yield_until = now + YIELD_RETRY;
+        }
+        if decision.yield_failed || decision.resume_goal.is_some() {
+            self.yield_searches += 1;
+        }
         agent.waiting_on = match (decision.waiting_on, agent.waiting_on) {
             (Some(blocker), Some((was, since))) if blocker == was => Some((was, since)),
             (Some(blocker), _) => Some((blocker, now)),
@@ -201,6 +212,8 @@ pub(super) struct Decision {
     pub bend_failed: bool,
     /// For a yield: the goal to go on to afterwards.
     pub resume_goal: Option<DVec2>,
+    /// It looked for a yield spot out of a deadlock and found none.
+    pub yield_failed: bool,
 }
 
 impl Decision {
@@ -212,6 +225,7 @@ impl Decision {
             checked_destination: false,
             bend_failed: false,
             resume_goal: None,
+            yield_failed: false,
         }
     }
 
@@ -444,11 +458,17 @@ fn decide_standing(
     };
     // Blocked by an agent that will not clear the way by itself: a deadlock to break, or a
     // rail to bend around an agent with nowhere to go.
-    if let Some(decision) = world.break_deadlock(key, blocker, candidates, samples) {
-        return decision;
-    }
     let mut decision = Decision::new(Order::Wait { clear_in: None });
     decision.waiting_on = Some(blocker);
+    match world.break_deadlock(key, blocker, candidates, samples) {
+        DeadlockOutcome::Yield(yielding) => return *yielding,
+        DeadlockOutcome::Searched => {
+            decision.bend_failed = true;
+            decision.yield_failed = true;
+            return decision;
+        }
+        DeadlockOutcome::None => {}
+    }
     if world.time < agent.next_bend_time || world.agents[blocker].wants_to_move() {
         return decision;
     }

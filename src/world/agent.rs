@@ -89,7 +89,8 @@ pub struct AgentDesc {
     /// Gap between discs (surface to surface, metres) it keeps behind an agent walking the same
     /// way (chapter 22.5). Default 3 × radius.
     pub follow_gap: f64,
-    /// Higher priorities are yielded to (used by later issues' resolution); default 0.
+    /// In a deadlock, the agent with the lowest priority yields first (ties: the agent added
+    /// last); default 0.
     pub priority: i32,
     /// Start position of an agent without a rail, metres. Rail agents are wherever their
     /// rail and reported arclength put them.
