@@ -5,22 +5,7 @@ mod common;
 
 use sidestep::*;
 
-fn v(x: f64, y: f64) -> DVec2 {
-    DVec2::new(x, y)
-}
-
-fn world_on(level: &str) -> World {
-    World::new(common::level(level), AvoidanceConfig::default()).unwrap()
-}
-
-fn stander(world: &mut World, at: DVec2) -> AgentKey {
-    world
-        .add_agent(AgentDesc {
-            position: at,
-            ..AgentDesc::default()
-        })
-        .unwrap()
-}
+use common::{stander, v, world_on};
 
 /// An agent with the one speed 1.4 m/s (so that no speed change can help) on a straight
 /// rail, reported moving from its start.
@@ -106,8 +91,7 @@ fn the_side_with_the_least_overlap_is_taken_when_neither_is_clear() {
     stander(&mut world, v(7.5, 15.05));
     // Agents standing where each bend passes: the right one square on it, the left one half
     // a radius further out, so both sides collide and the left one overlaps less.
-    let first = world.clone();
-    let mut probe = first.clone();
+    let mut probe = world.clone();
     let (right_rail, _) = {
         let order = probe.query(key).unwrap();
         let (rail, reroute) = reroute_of(&order);
@@ -122,28 +106,6 @@ fn the_side_with_the_least_overlap_is_taken_when_neither_is_clear() {
     let order = world.query(key).unwrap();
     let (_, reroute) = reroute_of(&order);
     assert_eq!(reroute.side, Some(Side::Left), "{order:?}");
-}
-
-#[test]
-fn a_bend_to_one_side_is_not_followed_by_one_to_the_other_within_the_hold() {
-    let mut world = world_on("open-field");
-    let key = walker(&mut world, v(5.0, 15.0), v(25.0, 15.0));
-    stander(&mut world, v(9.0, 15.2));
-    let order = world.query(key).unwrap();
-    let (rail, reroute) = reroute_of(&order);
-    assert_eq!(reroute.side, Some(Side::Right));
-    // A new agent appears right where the bend goes, 0.1 s later: the world may stop the agent
-    // or bend it again to the right, never to the left.
-    let via = reroute.via;
-    let length = rail.length();
-    world.begin_frame(0.1);
-    world.set_motion(key, Motion::moving(0.14, 1.4)).unwrap();
-    stander(&mut world, via);
-    let order = world.query(key).unwrap();
-    if let Order::Reroute { reroute, .. } = &order {
-        assert_eq!(reroute.side, Some(Side::Right), "{order:?}");
-    }
-    assert!(length > 0.0);
 }
 
 #[test]

@@ -9,24 +9,7 @@ use std::sync::Arc;
 
 use sidestep::*;
 
-fn v(x: f64, y: f64) -> DVec2 {
-    DVec2::new(x, y)
-}
-
-/// A world on a fixture level with the default configuration.
-fn world_on(level: &str) -> World {
-    World::new(common::level(level), AvoidanceConfig::default()).unwrap()
-}
-
-/// The default agent (radius 0.4; speeds 0.8, 1.4, 2.6; preferred 1.4) standing at `at`.
-fn stander(world: &mut World, at: DVec2) -> AgentKey {
-    world
-        .add_agent(AgentDesc {
-            position: at,
-            ..AgentDesc::default()
-        })
-        .unwrap()
-}
+use common::{stander, v, world_on};
 
 /// An agent of description `desc` on a straight rail from `from` to `to`, reported moving at
 /// `speed` from the rail's start.

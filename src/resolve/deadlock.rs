@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use glam::DVec2;
 
-use super::destination::RING_STEP_RADII;
+use super::destination::{ring_points, RING_STEP_RADII};
 use super::order::{Order, Reroute, RerouteReason, StartVerdict};
 use super::rewrite::segment_is_clear;
 use super::trivial::{start_verdict, Decision};
@@ -212,40 +212,32 @@ impl World {
         let clearance = radius.min(mesh.wall_distance(from));
         let step = RING_STEP_RADII * radius;
         let mut planned_tries = 0;
-        for ring in 1..=YIELD_RINGS {
-            let distance = ring as f64 * step;
-            let count = ((std::f64::consts::TAU * distance / step).ceil() as usize).max(6);
-            for j in 0..count {
-                let angle = std::f64::consts::TAU * j as f64 / count as f64;
-                let spot = from + DVec2::from_angle(angle) * distance;
-                if !mesh.contains(spot)
-                    || !apart_from_agents(spot)
-                    || mesh.wall_distance(spot) < radius
-                    || !off_the_ways(spot)
-                {
+        // The way there must be clear now: the start check the agent will run next.
+        let can_start = |rail: &Rail, candidates: &mut Vec<u32>, samples: &mut Vec<_>| {
+            start_verdict(self, key, rail, 0.0, inflation, candidates, samples) == StartVerdict::Go
+        };
+        for spot in ring_points(from, step, YIELD_RINGS) {
+            if !mesh.contains(spot)
+                || !apart_from_agents(spot)
+                || mesh.wall_distance(spot) < radius
+                || !off_the_ways(spot)
+            {
+                continue;
+            }
+            if segment_is_clear(mesh, from, spot, clearance) && passes_members(spot) {
+                if let Ok(rail) = Rail::from_points(&[from, spot]) {
+                    if can_start(&rail, candidates, samples) {
+                        return Some((rail, spot));
+                    }
                     continue;
                 }
-                // The way there must be clear now: the start check the agent will run next.
-                let can_start = |rail: &Rail, candidates: &mut Vec<u32>, samples: &mut Vec<_>| {
-                    let verdict =
-                        start_verdict(self, key, rail, 0.0, inflation, candidates, samples);
-                    verdict == StartVerdict::Go
-                };
-                if segment_is_clear(mesh, from, spot, clearance) && passes_members(spot) {
-                    if let Ok(rail) = Rail::from_points(&[from, spot]) {
-                        if can_start(&rail, candidates, samples) {
-                            return Some((rail, spot));
-                        }
-                        continue;
-                    }
-                }
-                if planned_tries < PLANNED_TRIES {
-                    planned_tries += 1;
-                    let options = PathOptions::from_agent_radius(radius);
-                    if let Ok(rail) = mesh.plan_rail(from, spot, &options) {
-                        if can_start(&rail, candidates, samples) {
-                            return Some((rail, spot));
-                        }
+            }
+            if planned_tries < PLANNED_TRIES {
+                planned_tries += 1;
+                let options = PathOptions::from_agent_radius(radius);
+                if let Ok(rail) = mesh.plan_rail(from, spot, &options) {
+                    if can_start(&rail, candidates, samples) {
+                        return Some((rail, spot));
                     }
                 }
             }

@@ -86,26 +86,29 @@ impl World {
                 .iter()
                 .any(|&(spot, r)| spot.distance(p) < radius + r + 2.0 * margin)
         };
-        for ring in 1..=FREE_SPOT_RINGS {
-            let distance = ring as f64 * step;
-            let count = ((std::f64::consts::TAU * distance / step).ceil() as usize).max(6);
-            for j in 0..count {
-                let angle = std::f64::consts::TAU * j as f64 / count as f64;
-                let spot = end + DVec2::from_angle(angle) * distance;
-                if !mesh.contains(spot)
-                    || mesh.wall_distance(spot) < radius
-                    || taken(spot)
-                    || !mesh.is_reachable(end, spot)
-                {
-                    continue;
-                }
-                if let Some(moved) = move_end(self, rail, s, spot, radius) {
-                    return Some((moved, spot));
-                }
-            }
-        }
-        None
+        ring_points(end, step, FREE_SPOT_RINGS)
+            .filter(|&spot| {
+                mesh.contains(spot)
+                    && mesh.wall_distance(spot) >= radius
+                    && !taken(spot)
+                    && mesh.is_reachable(end, spot)
+            })
+            .find_map(|spot| move_end(self, rail, s, spot, radius).map(|moved| (moved, spot)))
     }
+}
+
+/// Candidate spots around `centre`: on rings `step` metres apart (`rings` of them), nearest
+/// ring first, each ring cut into points about `step` apart (at least 6), counter-clockwise
+/// from +x. Deterministic, so the same world picks the same spot.
+pub(crate) fn ring_points(centre: DVec2, step: f64, rings: usize) -> impl Iterator<Item = DVec2> {
+    (1..=rings).flat_map(move |ring| {
+        let distance = ring as f64 * step;
+        let count = ((std::f64::consts::TAU * distance / step).ceil() as usize).max(6);
+        (0..count).map(move |j| {
+            let angle = std::f64::consts::TAU * j as f64 / count as f64;
+            centre + DVec2::from_angle(angle) * distance
+        })
+    })
 }
 
 /// `rail` from `s`, its last stretch (four radii plus the shift, or less on a short rail)

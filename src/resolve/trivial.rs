@@ -134,7 +134,6 @@ impl World {
     /// Apply a decision to the world's copy of the agent.
     fn apply(&mut self, key: AgentKey, decision: &Decision) {
         let now = self.time;
-        let deadlock_time = self.config().deadlock_time;
         let Some(agent) = self.agents.get_mut(key) else {
             return;
         };
@@ -156,7 +155,6 @@ impl World {
             (Some(blocker), _) => Some((blocker, now)),
             (None, _) => None,
         };
-        let _ = deadlock_time;
         match &decision.order {
             Order::Continue | Order::Wait { .. } => return,
             Order::ChangeSpeed { speed } => agent.motion.speed = *speed,

@@ -2,7 +2,7 @@
 //! an agent fits.
 #![allow(dead_code)]
 
-use sidestep::{DVec2, Level};
+use sidestep::{AgentDesc, AgentKey, AvoidanceConfig, DVec2, Level, World};
 
 pub const FIXTURE_LEVELS: &[&str] = &[
     "open-field",
@@ -52,4 +52,23 @@ pub fn point_with_clearance(level: &Level, rng: &mut SplitMix, clearance: f64) -
         }
     }
     panic!("no point with clearance {clearance} on {}", level.name());
+}
+
+pub fn v(x: f64, y: f64) -> DVec2 {
+    DVec2::new(x, y)
+}
+
+/// A world on a fixture level with the default configuration.
+pub fn world_on(level_name: &str) -> World {
+    World::new(level(level_name), AvoidanceConfig::default()).unwrap()
+}
+
+/// The default agent (radius 0.4; speeds 0.8, 1.4, 2.6; preferred 1.4) standing at `at`.
+pub fn stander(world: &mut World, at: DVec2) -> AgentKey {
+    world
+        .add_agent(AgentDesc {
+            position: at,
+            ..AgentDesc::default()
+        })
+        .unwrap()
 }
