@@ -15,6 +15,7 @@ mod rail;
 mod render;
 mod resolve;
 mod sim;
+mod steer;
 mod world;
 
 pub use debug::{DebugLog, DebugSink, NoDebug};
@@ -26,6 +27,7 @@ pub use rail::*;
 pub use render::*;
 pub use resolve::*;
 pub use sim::*;
+pub use steer::*;
 pub use world::*;
 
 /// The 2D vector type of the public API: metres, x right, y up.

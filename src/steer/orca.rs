@@ -1,0 +1,1 @@
+//! ORCA half-planes for neighbours and navmesh walls (to be written).

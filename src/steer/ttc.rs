@@ -1,0 +1,1 @@
+//! Time-to-collision forces (to be written).
