@@ -230,3 +230,51 @@ fn when_the_one_to_yield_has_no_spot_the_other_yields() {
     assert_eq!(reroutes.first(), Some(&(1, RerouteReason::Yield)));
     assert_eq!(sim.metrics().reached, 2);
 }
+
+#[test]
+fn a_blocker_just_past_a_door_is_passed_by_a_bend_that_leaves_the_rail_after_the_door() {
+    // Regression (bottleneck fixture): an agent before the doorway's 1.2 m door, a standing
+    // agent 2 m past it on the rail. A bend leaving at the agent cuts the door's corner; the
+    // bend keeps the old rail through the door and leaves it after.
+    let mut world = world_on("doorway");
+    let key = walker(&mut world, v(9.0, 5.0), v(18.0, 5.0));
+    stander(&mut world, v(12.6, 5.1));
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Avoid);
+    let mesh = world.level().navmesh();
+    assert!(rail.off_mesh(mesh, 0.05).is_none());
+    // Through the door on the old line: at x = 10 (the door's middle) it is still at y = 5.
+    let s_door = rail.closest_s(v(10.0, 5.0));
+    assert!(rail.position(s_door).distance(v(10.0, 5.0)) < 1e-6);
+    let closest = rail
+        .position(rail.closest_s(v(12.6, 5.1)))
+        .distance(v(12.6, 5.1));
+    assert!(closest >= 0.8, "passes {closest} m from the blocker");
+    assert!(rail.end().distance(v(18.0, 5.0)) < 1e-6);
+}
+
+#[test]
+fn a_nearer_avoidance_point_threads_between_standing_agents() {
+    // A standing agent 0.3 m left of the rail; the full five-radius bend to the right runs into
+    // a second one standing 2 m right of the rail, the full bend to the left into a third:
+    // a nearer avoidance point on the right passes between the first two.
+    let mut world = world_on("open-field");
+    let key = walker(&mut world, v(5.0, 3.0), v(25.0, 3.0));
+    let standers = [v(9.0, 3.3), v(8.3, 1.0), v(8.2, 5.0)];
+    for p in standers {
+        stander(&mut world, p);
+    }
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.side, Some(Side::Right));
+    let collision = world.agent(key).unwrap().last_collision().copied().unwrap();
+    let out = reroute.via.distance(collision.agent_position);
+    assert!(out < 5.0 * 0.4 - 1e-6, "avoidance point {out} m out");
+    let mesh = world.level().navmesh();
+    assert!(rail.off_mesh(mesh, 0.05).is_none());
+    for p in standers {
+        let closest = rail.position(rail.closest_s(p)).distance(p);
+        assert!(closest >= 0.8, "passes {closest} m from {p}");
+    }
+}

@@ -26,6 +26,15 @@ const CLEARANCE_SLACK: f64 = 1e-3;
 /// collision, so that a long straight rail in the open is not scanned to its end every time.
 const RECONNECT_REACH: f64 = 8.0;
 
+/// Where the bend may leave the old rail: at the agent, then at 1/4, 1/2 and 3/4 of the way to
+/// the collision.
+const LEAVE_TRIES: usize = 4;
+
+/// The avoidance distances tried on each side, as fractions of the configured one (never below
+/// the configured minimum): the full distance of the chapter, then nearer points for a bend
+/// that would run into a neighbour of the collider.
+const AVOIDANCE_FRACTIONS: [f64; 3] = [1.0, 0.6, 0.4];
+
 /// An avoidance point (chapter 22.4) with its tangent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct AvoidancePoint {
@@ -174,21 +183,23 @@ pub(crate) fn reconnection_s(
     best
 }
 
-/// The rail bent through the avoidance point: from `s0` (the agent's arclength) two cubic
-/// Béziers, the first leaving with the rail's tangent at `s0` and arriving at the avoidance
-/// point with its tangent, the second leaving with that tangent and arriving at the
-/// reconnection point `s_reconnect` with the rail's tangent there (G1 at all three joints;
-/// inner control points a third of the chord out, the usual choice for a smooth Hermite-like
-/// arc); then the rest of the rail. The result starts at arclength 0 at the agent.
+/// The rail bent through the avoidance point: the old rail from `s0` (the agent's arclength) to
+/// `s_leave` (≥ `s0`; equal in the chapter, later when the bend must first clear a corner),
+/// then two cubic Béziers, the first leaving with the rail's tangent at `s_leave` and arriving
+/// at the avoidance point with its tangent, the second leaving with that tangent and arriving
+/// at the reconnection point `s_reconnect` with the rail's tangent there (G1 at all three
+/// joints; inner control points a third of the chord out, the usual choice for a smooth
+/// Hermite-like arc); then the rest of the rail. The result starts at arclength 0 at the agent.
 ///
 /// Returns the new rail and the arclength where the bent part ends on it.
 pub(crate) fn bend(
     rail: &Rail,
     s0: f64,
+    s_leave: f64,
     ap: &AvoidancePoint,
     s_reconnect: f64,
 ) -> Result<(Rail, f64), RailError> {
-    let start = rail.sample(s0);
+    let start = rail.sample(s_leave);
     let join = rail.sample(s_reconnect);
     let a = ap.point;
     let h1 = start.position.distance(a) / 3.0;
@@ -205,8 +216,15 @@ pub(crate) fn bend(
         join.position - join.tangent * h2,
         join.position,
     );
-    let bent_length = first.arclength() + second.arclength();
-    let mut segments = vec![first, second];
+    let mut segments = Vec::new();
+    let mut bent_length = first.arclength() + second.arclength();
+    if s_leave > s0 + 1e-6 {
+        let head = rail.subrail(s0, s_leave)?;
+        bent_length += head.length();
+        segments.extend_from_slice(head.segments());
+    }
+    segments.push(first);
+    segments.push(second);
     if s_reconnect < rail.length() - 1e-6 {
         let tail = rail.subrail(s_reconnect, rail.length())?;
         let mut tail_segments = tail.segments().to_vec();
@@ -300,6 +318,7 @@ impl World {
         &self,
         request: &BendRequest<'_>,
         side: Side,
+        distance: f64,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Result<Bend, BendFailure> {
@@ -319,7 +338,6 @@ impl World {
             Side::Left => normal,
             Side::Right => -normal,
         };
-        let distance = config.avoidance_radii * radius;
         // The clearance asked of the new part: the radius, or what the agent has now if that is
         // less (an agent already near a wall must not be refused every bend).
         let clearance = radius.min(mesh.wall_distance(rail.position(plan.s)));
@@ -342,11 +360,23 @@ impl World {
         };
         let s_reconnect =
             reconnection_s(mesh, rail, &ap, &search).ok_or(BendFailure::NoReconnection)?;
-        let (bent, bent_length) =
-            bend(rail, plan.s, &ap, s_reconnect).map_err(|_| BendFailure::Degenerate)?;
-        if !stays_on_mesh(mesh, &bent, bent_length, clearance) {
-            return Err(BendFailure::OffMesh);
+        // The bend leaves the rail at the agent (the chapter); when that first curve cuts a
+        // corner (a bend planned before a door, around someone past it), it leaves later, up
+        // to three quarters of the way to the collision, keeping the old rail through the corner.
+        let mut failure = BendFailure::OffMesh;
+        let mut found = None;
+        for k in 0..LEAVE_TRIES {
+            let s_leave = plan.s + (collision.s - plan.s) * k as f64 / LEAVE_TRIES as f64;
+            match bend(rail, plan.s, s_leave, &ap, s_reconnect) {
+                Ok((bent, bent_length)) if stays_on_mesh(mesh, &bent, bent_length, clearance) => {
+                    found = Some(bent);
+                    break;
+                }
+                Ok(_) => failure = BendFailure::OffMesh,
+                Err(_) => failure = BendFailure::Degenerate,
+            }
         }
+        let bent = found.ok_or(failure)?;
         // The sweep on the new rail, as in detection; a speed change that clears it is as good
         // (the next query will order it).
         let on_bent = MotionPlan { s: 0.0, ..plan };
@@ -402,19 +432,34 @@ impl World {
         } else {
             Side::Right
         };
+        let config = self.config();
+        let radius = self.agents[request.key].desc().radius;
+        let full = config.avoidance_radii * radius;
+        let least = config.min_avoidance_radii * radius;
         let mut best: Option<Bend> = None;
         for side in [first, first.mirrored()] {
             if only.is_some_and(|allowed| allowed != side) {
                 continue;
             }
-            let Ok(bend) = self.bend_to_side(request, side, candidates, samples) else {
-                continue;
-            };
-            if bend.accepted {
-                return Some(bend);
-            }
-            if best.as_ref().is_none_or(|b| bend.overlap < b.overlap) {
-                best = Some(bend);
+            // The configured distance first; when its bend runs into someone else (a crowd
+            // standing beside the rail), nearer avoidance points, down to the minimum.
+            for fraction in AVOIDANCE_FRACTIONS {
+                let distance = full * fraction;
+                if fraction < 1.0 && distance < least {
+                    break;
+                }
+                let bend = match self.bend_to_side(request, side, distance, candidates, samples) {
+                    Ok(bend) => bend,
+                    // Walls leave no room on this side: a nearer point has none either.
+                    Err(BendFailure::NoAvoidancePoint) => break,
+                    Err(_) => continue,
+                };
+                if bend.accepted {
+                    return Some(bend);
+                }
+                if best.as_ref().is_none_or(|b| bend.overlap < b.overlap) {
+                    best = Some(bend);
+                }
             }
         }
         best
@@ -576,7 +621,7 @@ mod tests {
             tangent: DVec2::X,
             truncated: false,
         };
-        let (bent, bent_length) = bend(&rail, 3.0, &ap, 20.0).unwrap();
+        let (bent, bent_length) = bend(&rail, 3.0, 3.0, &ap, 20.0).unwrap();
         assert!((bent.start() - DVec2::new(4.0, 10.0)).length() < 1e-9);
         assert!((bent.end() - rail.end()).length() < 1e-9);
         assert_eq!(bent.segments().len(), 3);
@@ -604,21 +649,21 @@ mod tests {
             tangent: DVec2::X,
             truncated: false,
         };
-        let (bent, length) = bend(&rail, 3.0, &ap, 20.0).unwrap();
+        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0).unwrap();
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
         // Inside, but closer to the wall than the radius: refused too.
         let ap = AvoidancePoint {
             point: DVec2::new(10.0, 2.2),
             ..ap
         };
-        let (bent, length) = bend(&rail, 3.0, &ap, 20.0).unwrap();
+        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0).unwrap();
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
         // A radius off the wall: accepted.
         let ap = AvoidancePoint {
             point: DVec2::new(10.0, 1.95),
             ..ap
         };
-        let (bent, length) = bend(&rail, 3.0, &ap, 20.0).unwrap();
+        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0).unwrap();
         assert!(stays_on_mesh(mesh, &bent, length, 0.4));
     }
 }
