@@ -57,10 +57,7 @@ impl World {
                 continue;
             }
             let radii = radius + other.desc().radius + 2.0 * margin;
-            let mut trajectory = match other.rail() {
-                Some(rail) => Trajectory::on_rail(rail, other.plan),
-                None => Trajectory::fixed(other.position()),
-            };
+            let mut trajectory = other.trajectory();
             let p0 = trajectory.position(0.0);
             if p0.distance(position) <= radii {
                 best = Some((0.0, other_key));
@@ -111,10 +108,7 @@ impl World {
                 continue;
             }
             let radii = desc.radius + other.desc().radius + 2.0 * margin;
-            let mut collider = match other.rail() {
-                Some(rail) => Trajectory::on_rail(rail, other.plan),
-                None => Trajectory::fixed(other.position()),
-            };
+            let mut collider = other.trajectory();
             let cutoff = best.map_or(f64::INFINITY, |(t, _)| t);
             if let Some(contact) = sweep_pair(&samples, &mut collider, radii, cutoff) {
                 if contact.time < cutoff {

@@ -6,8 +6,8 @@ mod error;
 mod grid;
 
 pub use agent::{
-    AgentDesc, AgentKey, Gait, Motion, Phase, StartTransition, DEFAULT_DECELERATION, MIN_STOP_TIME,
-    SPEED_TOLERANCE,
+    AgentDesc, AgentKey, Gait, Locomotion, Motion, Phase, StartTransition, DEFAULT_DECELERATION,
+    MIN_STOP_TIME, SPEED_TOLERANCE,
 };
 pub use config::AvoidanceConfig;
 pub use error::WorldError;
@@ -17,7 +17,7 @@ use std::sync::Arc;
 use glam::DVec2;
 use slotmap::SlotMap;
 
-use crate::detect::{Collision, MotionPlan, SweepSample};
+use crate::detect::{Collision, MotionPlan, SweepSample, Trajectory};
 use crate::level::{Level, PathOptions};
 use crate::rail::Rail;
 use crate::resolve::{OrderKind, Side};
@@ -31,7 +31,7 @@ const RAIL_SLACK: f64 = 1e-3;
 /// world last told it.
 #[derive(Clone, Debug)]
 pub struct Agent {
-    desc: AgentDesc,
+    pub(crate) desc: AgentDesc,
     pub(crate) rail: Option<Arc<Rail>>,
     pub(crate) motion: Motion,
     position: DVec2,
@@ -61,9 +61,21 @@ pub struct Agent {
     pub(crate) rail_serial: u64,
     /// Whether its rail's end has been checked against the other agents' destinations.
     pub(crate) destination_checked: bool,
+    /// The steering state of a free agent ([`Locomotion::Orca`] or [`Locomotion::Ttc`]).
+    pub(crate) free: Option<crate::steer::FreeState>,
 }
 
 impl Agent {
+    /// Its predicted motion as other agents' sweeps see it: along its rail by its plan, in a
+    /// straight line at its velocity (a free agent), or standing.
+    pub(crate) fn trajectory(&self) -> Trajectory<'_> {
+        match (&self.rail, &self.free) {
+            (Some(rail), _) => Trajectory::on_rail(rail, self.plan),
+            (None, Some(free)) => Trajectory::linear(self.position, free.velocity),
+            (None, None) => Trajectory::fixed(self.position),
+        }
+    }
+
     /// Forget the resolution state of an old rail (a new rail from the host, or none).
     fn reset_resolution(&mut self) {
         self.last_reroute = None;
@@ -148,7 +160,7 @@ pub struct World {
     /// Agents in key order; grid indices point into it. Rebuilt with the grid.
     pub(crate) dense: Vec<AgentKey>,
     pub(crate) grid: AgentGrid,
-    grid_dirty: bool,
+    pub(crate) grid_dirty: bool,
     /// Largest `range + radius` of any agent this frame (grows when orders speed agents up).
     pub(crate) max_reach: f64,
     /// Fastest planned speed of any agent this frame, m/s (grows with orders).
@@ -162,6 +174,9 @@ pub struct World {
     rail_serial: u64,
     /// Yield-spot searches made this frame (they have a per-frame budget).
     pub(crate) yield_searches: u32,
+    /// Wall obstacles for the free agents' solvers, built with the first free agent.
+    pub(crate) obstacles: Option<Arc<crate::steer::ObstacleMap>>,
+    pub(crate) steer_scratch: crate::steer::SteerScratch,
 }
 
 impl World {
@@ -183,6 +198,8 @@ impl World {
             scratch_samples: Vec::new(),
             rail_serial: 0,
             yield_searches: 0,
+            obstacles: None,
+            steer_scratch: Default::default(),
         })
     }
 
@@ -232,6 +249,7 @@ impl World {
             }
         }
         let position = desc.position;
+        let locomotion = desc.locomotion;
         let key = self.agents.insert(Agent {
             desc,
             rail: None,
@@ -252,7 +270,11 @@ impl World {
             resume_goal: None,
             rail_serial: 0,
             destination_checked: true,
+            free: locomotion.is_free().then(crate::steer::FreeState::default),
         });
+        if locomotion.is_free() {
+            self.ensure_obstacles();
+        }
         self.grid_dirty = true;
         Ok(key)
     }
@@ -413,9 +435,13 @@ impl World {
         match agent.rail.as_ref().map(|rail| rail.sample(agent.motion.s)) {
             None => {
                 agent.position = agent.desc.position;
-                agent.direction = DVec2::ZERO;
-                agent.plan = MotionPlan::standing(0.0);
-                agent.range = 0.0;
+                // A free agent moves on in a straight line at its velocity, as far as the
+                // rail agents' sweeps are concerned.
+                let velocity = agent.free.as_ref().map_or(DVec2::ZERO, |f| f.velocity);
+                let speed = velocity.length();
+                agent.direction = velocity.normalize_or_zero();
+                agent.plan = MotionPlan::cruising(0.0, speed);
+                agent.range = horizon * speed;
             }
             Some(sample) => {
                 agent.position = sample.position;
@@ -436,6 +462,14 @@ impl World {
         self.max_reach = self.max_reach.max(reach);
         self.max_speed = self.max_speed.max(agent.plan.max_speed());
         self.max_radius = self.max_radius.max(agent.desc.radius);
+    }
+
+    /// Build the wall obstacles of the free agents' solvers, once.
+    fn ensure_obstacles(&mut self) {
+        if self.obstacles.is_none() {
+            let map = crate::steer::ObstacleMap::from_navmesh(self.level.navmesh());
+            self.obstacles = Some(Arc::new(map));
+        }
     }
 
     /// Rebuild the broad phase if anything moved since the last build.

@@ -38,7 +38,7 @@ const CASES: &[(&str, Kind, Expect)] = &[
     ("not-json", Kind::Parse, Exact("fixtures/bad-scenarios/not-json.json: not a valid scenario (line 3, column 0): EOF while parsing a list")),
     ("unknown-field", Kind::Parse, Exact("fixtures/bad-scenarios/unknown-field.json: not a valid scenario (line 1, column 80): unknown field `agnets`, expected one of `name`, `level`, `dt`, `duration`, `seed`, `avoidance`, `agents`")),
     ("unknown-agent-field", Kind::Parse, Exact("fixtures/bad-scenarios/unknown-agent-field.json: not a valid scenario (line 2, column 48): unknown field `raduis`, expected one of `start`, `goal`, `radius`, `speeds`, `speed`, `depart`, `mode`, `stopping`, `start_transition`, `follow_gap`, `priority`, `group`")),
-    ("unknown-avoidance-field", Kind::Parse, Exact("fixtures/bad-scenarios/unknown-avoidance-field.json: not a valid scenario (line 1, column 105): unknown field `horizn`, expected one of `horizon`, `margin`, `head_on_degrees`, `commitment`, `reversal_hold`, `avoidance_radii`, `min_avoidance_radii`, `reconnect_degrees`, `reroute_side_hold`, `deadlock_time`, `resume_inflation`, `follow_degrees`, `cell_size`, `allow_overlap`")),
+    ("unknown-avoidance-field", Kind::Parse, Exact("fixtures/bad-scenarios/unknown-avoidance-field.json: not a valid scenario (line 1, column 105): unknown field `horizn`, expected one of `horizon`, `margin`, `head_on_degrees`, `commitment`, `reversal_hold`, `avoidance_radii`, `min_avoidance_radii`, `reconnect_degrees`, `reroute_side_hold`, `deadlock_time`, `resume_inflation`, `follow_degrees`, `cell_size`, `allow_overlap`, `orca`, `ttc`")),
     ("wrong-type", Kind::Parse, Exact("fixtures/bad-scenarios/wrong-type.json: not a valid scenario (line 1, column 82): invalid type: string \"ten\", expected f64")),
     ("missing-duration", Kind::Parse, Exact("fixtures/bad-scenarios/missing-duration.json: not a valid scenario (line 1, column 77): missing field `duration`")),
     ("dt-zero", Kind::Invalid, Exact("fixtures/bad-scenarios/dt-zero.json: scenario `frozen`: dt: 0 must be in (0, 1] seconds")),
@@ -51,7 +51,8 @@ const CASES: &[(&str, Kind, Expect)] = &[
     ("overlapping-agents", Kind::Invalid, Exact("fixtures/bad-scenarios/overlapping-agents.json: scenario `crowded`: agent 1: starts overlapping agent 0 (centres 0.500 m apart, radii sum 0.800 m); set avoidance.allow_overlap to allow it")),
     ("unreachable-goal", Kind::Invalid, Exact("fixtures/bad-scenarios/unreachable-goal.json: scenario `islands`: agent 0: no rail from start to goal: the goal (12, 2) is on another island of the navmesh than the start (2, 2)")),
     ("rail-without-goal", Kind::Invalid, Exact("fixtures/bad-scenarios/rail-without-goal.json: scenario `aimless`: agent 0: a rail agent needs a `goal`")),
-    ("mode-orca", Kind::Invalid, Exact("fixtures/bad-scenarios/mode-orca.json: scenario `free-steering`: agent 0: mode `orca` is not supported yet (the velocity-space fallback is not built); use `rail` or `stationary`")),
+    ("orca-without-goal", Kind::Invalid, Exact("fixtures/bad-scenarios/orca-without-goal.json: scenario `free-steering`: agent 0: a free-steering agent needs a `goal`")),
+    ("orca-substeps-zero", Kind::Invalid, Exact("fixtures/bad-scenarios/orca-substeps-zero.json: scenario `no-substeps`: avoidance: avoidance.orca.substeps = 0 is out of range [1, 64]")),
     ("missing-level", Kind::Level, Prefix("fixtures/bad-scenarios/missing-level.json: level: fixtures/bad-scenarios/../levels/no-such-level.json: cannot read the level file: ")),
     // The level error names the scenario file (its origin is `FILE: level`).
     ("invalid-inline-level", Kind::Level, Exact("fixtures/bad-scenarios/invalid-inline-level.json: level: level `bow-tie`: boundary edge 0 crosses edge 2")),

@@ -140,6 +140,62 @@ for k in range(8):
     two_way.append(agent((29.0 - 1.5 * k, 1.5), (11.5 - 1.5 * k, 1.5)))
 S.append(scenario("corridor-two-way", "corridor", 60.0, two_way))
 
+# The velocity-space fallback (issue 5). The reference ORCA library's examples, with its numbers
+# (../shared/data/rvo2/rvo2_examples_params.json): a unit preferred speed toward the goal, a
+# maximum speed of 2, dt 0.25.
+RVO2_SPEEDS = [1.0, 2.0]
+
+
+def free(start, goal, radius, mode="orca"):
+    return {"start": [round(start[0], 6), round(start[1], 6)], "goal": [round(goal[0], 6), round(goal[1], 6)],
+            "radius": radius, "speeds": RVO2_SPEEDS, "speed": 1.0, "depart": 0.0, "mode": mode}
+
+
+def rvo2(name, level, duration, agents, orca):
+    return {"name": name, "level": f"../levels/{level}.json", "dt": 0.25, "duration": duration,
+            "seed": 1, "avoidance": {"orca": orca}, "agents": agents}
+
+
+# Circle: 250 agents on a 200 m circle, each to the antipode.
+ring = []
+for i in range(250):
+    a = i * 2 * math.pi * 0.004
+    p = (200 * math.cos(a), 200 * math.sin(a))
+    ring.append(free(p, (-p[0], -p[1]), 1.5))
+# Four substeps (re-solving with the neighbours' new velocities before moving): with one, the
+# jam at the centre leaves overlaps of up to 14% (the reference library's own run: 22%).
+S.append(rvo2("rvo2-circle", "rvo2-open", 900.0, ring,
+              {"time_horizon": 10.0, "obstacle_time_horizon": 10.0, "neighbour_distance": 15.0,
+               "max_neighbours": 10, "substeps": 4}))
+
+# Blocks: four groups of 25 around four 30 x 30 blocks. The reference sends each group to one
+# shared point (and counts 20 m from it as arrived); here each agent goes to its mirror image
+# through the centre, so that every agent has a goal of its own that it can reach exactly.
+blocks = []
+for i in range(5):
+    for j in range(5):
+        for sx, sy in [(1, 1), (-1, 1), (1, -1), (-1, -1)]:
+            p = (sx * (55 + 10 * i), sy * (55 + 10 * j))
+            blocks.append(free(p, (-p[0], -p[1]), 2.0))
+S.append(rvo2("rvo2-blocks", "rvo2-blocks", 1200.0, blocks,
+              {"time_horizon": 5.0, "obstacle_time_horizon": 5.0, "neighbour_distance": 15.0,
+               "max_neighbours": 10}))
+
+# Rail agents and ORCA agents crossing in the crossroads: two rail streams east-west, two ORCA
+# streams north-south.
+mixed = []
+for k in range(4):
+    lead = 7 - 2 * k
+    mixed.append(agent((lead, 14.2), (29 - 2 * k, 14.2)))
+    mixed.append(agent((30 - lead, 15.8), (1 + 2 * k, 15.8)))
+    mixed.append(agent((15.8, lead), (15.8, 29 - 2 * k), mode="orca"))
+    mixed.append(agent((14.2, 30 - lead), (14.2, 1 + 2 * k), mode="orca"))
+S.append(scenario("mixed-crossing", "crossroads", 60.0, mixed))
+
+# The same crossing with time-to-collision forces for the north-south streams.
+ttc = [dict(a, mode="ttc") if a.get("mode") == "orca" else a for a in mixed]
+S.append(scenario("ttc-crossing", "crossroads", 60.0, ttc))
+
 for s in S:
     with open(f"fixtures/scenarios/{s['name']}.json", "w") as f:
         json.dump(s, f, indent=2)

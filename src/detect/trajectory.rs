@@ -69,12 +69,14 @@ impl MotionPlan {
     }
 }
 
-/// A [`MotionPlan`] bound to the rail it runs on (or a fixed position).
+/// A [`MotionPlan`] bound to the rail it runs on, or a straight line at a constant velocity
+/// (a free-steering agent, or a fixed position).
 #[derive(Clone, Debug)]
 pub struct Trajectory<'a> {
     plan: MotionPlan,
     cursor: Option<RailCursor<'a>>,
     position: DVec2,
+    velocity: DVec2,
 }
 
 impl<'a> Trajectory<'a> {
@@ -84,15 +86,23 @@ impl<'a> Trajectory<'a> {
             plan,
             cursor: Some(rail.cursor()),
             position: rail.position(plan.s),
+            velocity: DVec2::ZERO,
         }
     }
 
     /// An agent standing at `position`.
     pub fn fixed(position: DVec2) -> Trajectory<'a> {
+        Trajectory::linear(position, DVec2::ZERO)
+    }
+
+    /// An agent moving from `position` at the constant `velocity` (m/s): how rail agents
+    /// predict a free-steering agent.
+    pub fn linear(position: DVec2, velocity: DVec2) -> Trajectory<'a> {
         Trajectory {
-            plan: MotionPlan::standing(0.0),
+            plan: MotionPlan::cruising(0.0, velocity.length()),
             cursor: None,
             position,
+            velocity,
         }
     }
 
@@ -101,7 +111,8 @@ impl<'a> Trajectory<'a> {
     pub fn position(&mut self, t: f64) -> DVec2 {
         match &mut self.cursor {
             Some(cursor) if self.plan.moves() => cursor.position(self.plan.s_at(t)),
-            _ => self.position,
+            Some(_) => self.position,
+            None => self.position + self.velocity * t.max(0.0),
         }
     }
 

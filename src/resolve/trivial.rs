@@ -675,10 +675,7 @@ pub(crate) fn detect(
         if to.length() > range + other_travel + radii {
             continue;
         }
-        let mut collider = match other.rail() {
-            Some(rail) => Trajectory::on_rail(rail, other.plan),
-            None => Trajectory::fixed(other.position()),
-        };
+        let mut collider = other.trajectory();
         let cutoff = best.as_ref().map_or(f64::INFINITY, |(c, _)| c.time);
         if let Some(contact) = sweep_pair(samples, &mut collider, radii, cutoff) {
             if contact.time < cutoff {

@@ -9,8 +9,10 @@ use slotmap::SecondaryMap;
 
 use super::metrics::{ContactEvent, ContactTracker, Metrics, OrderCounts, Percentiles};
 use super::scenario::{Mode, Scenario};
+use crate::level::PathOptions;
 use crate::rail::Rail;
 use crate::resolve::{Order, RerouteReason, Side};
+use crate::steer::Steer;
 use crate::world::{AgentDesc, AgentKey, Motion, Phase, World, WorldError};
 
 /// Orders reversed within this many seconds count as a flip (DESIGN §6).
@@ -128,12 +130,17 @@ pub struct HostAgent {
     pub arrived_at: Option<f64>,
     /// The order given this frame, if any other than continue or wait.
     pub order: Option<Order>,
+    /// Velocity of a free-steering agent, m/s (zero for rail agents).
+    pub velocity: DVec2,
     last_change: Option<(f64, Change)>,
 }
 
 impl HostAgent {
     /// What it is doing.
     pub fn state(&self) -> AgentState {
+        if matches!(self.mode, Mode::Orca | Mode::Ttc) {
+            return self.free_state();
+        }
         match self.phase {
             HostPhase::Standing => match &self.rail {
                 Some(rail) if self.departed && self.s < rail.length() - 1e-6 => AgentState::Waiting,
@@ -151,6 +158,28 @@ impl HostAgent {
                     AgentState::Faster
                 }
             }
+        }
+    }
+
+    /// The state of a free-steering agent, from its speed.
+    fn free_state(&self) -> AgentState {
+        let speed = self.velocity.length();
+        let pref = self.desc.preferred_speed;
+        let at_goal = self
+            .goal
+            .is_none_or(|g| self.position.distance(g) <= self.desc.radius);
+        if speed < 1e-3 {
+            if self.departed && !at_goal {
+                AgentState::Waiting
+            } else {
+                AgentState::Idle
+            }
+        } else if (speed - pref).abs() <= 0.05 * pref {
+            AgentState::Preferred
+        } else if speed < pref {
+            AgentState::Slower
+        } else {
+            AgentState::Faster
         }
     }
 
@@ -198,6 +227,7 @@ pub struct Simulation {
     index_of: SecondaryMap<AgentKey, usize>,
     frame: usize,
     orders: Vec<(AgentKey, Order)>,
+    steers: Vec<Steer>,
     timings_us: Vec<f64>,
     contacts: ContactTracker,
     positions: Vec<DVec2>,
@@ -218,16 +248,28 @@ impl Simulation {
         let mut world = World::new(scenario.level.clone(), scenario.avoidance)?;
         let mut agents = Vec::with_capacity(scenario.agents.len());
         let mut index_of = SecondaryMap::new();
+        let mesh = scenario.level.navmesh();
         for (i, a) in scenario.agents.iter().enumerate() {
             let key = world.add_agent(a.desc.clone())?;
             index_of.insert(key, i);
+            // A free agent's ideal is its corner path at the preferred speed.
+            let free_length = match (a.mode, a.goal) {
+                (Mode::Orca | Mode::Ttc, Some(goal)) => mesh
+                    .find_path(
+                        a.desc.position,
+                        goal,
+                        &PathOptions::from_agent_radius(a.desc.radius),
+                    )
+                    .map_or(0.0, |p| p.length()),
+                _ => 0.0,
+            };
             agents.push(HostAgent {
                 key,
                 desc: a.desc.clone(),
                 mode: a.mode,
                 goal: a.goal,
                 rail: a.rail.clone(),
-                planned_length: a.rail.as_ref().map_or(0.0, |r| r.length()),
+                planned_length: a.rail.as_ref().map_or(free_length, |r| r.length()),
                 depart: a.depart,
                 departed: false,
                 s: 0.0,
@@ -236,6 +278,7 @@ impl Simulation {
                 position: a.desc.position,
                 arrived_at: None,
                 order: None,
+                velocity: DVec2::ZERO,
                 last_change: None,
             });
         }
@@ -247,6 +290,7 @@ impl Simulation {
             index_of,
             frame: 0,
             orders: Vec::new(),
+            steers: Vec::new(),
             timings_us: Vec::new(),
             contacts: ContactTracker::default(),
             positions: Vec::new(),
@@ -297,6 +341,14 @@ impl Simulation {
         let now = self.frame as f64 * dt;
         // 1. Departures.
         for a in &mut self.agents {
+            if matches!(a.mode, Mode::Orca | Mode::Ttc) {
+                if let (false, Some(goal)) = (a.departed, a.goal) {
+                    if now + 1e-9 >= a.depart && self.world.set_goal(a.key, goal).is_ok() {
+                        a.departed = true;
+                    }
+                }
+                continue;
+            }
             if !a.departed && a.rail.is_some() && now + 1e-9 >= a.depart {
                 let rail = a.rail.clone().expect("checked");
                 if self.world.set_rail(a.key, rail).is_ok() {
@@ -309,15 +361,24 @@ impl Simulation {
         // 2. Motion reports.
         self.world.begin_frame(dt);
         for a in &self.agents {
-            if a.departed {
+            if matches!(a.mode, Mode::Orca | Mode::Ttc) {
+                // Positions stay on the mesh (the world's guard), so this is not refused.
+                let _ = self.world.set_free_motion(a.key, a.position, a.velocity);
+            } else if a.departed {
                 // A report the world refuses becomes a stop order for that agent.
                 let _ = self.world.set_motion(a.key, a.motion());
             }
         }
-        // 3. Avoidance.
+        // 3. Avoidance: the rail agents' orders, then the free agents' velocities.
         let started = Instant::now();
         self.world.query_all(&mut self.orders);
+        self.world.steer_all(dt, &mut self.steers);
         self.timings_us.push(started.elapsed().as_secs_f64() * 1e6);
+        for steer in &self.steers {
+            if let Some(&i) = self.index_of.get(steer.key) {
+                self.agents[i].velocity = steer.velocity;
+            }
+        }
         // 4. Orders.
         for a in &mut self.agents {
             a.order = None;
@@ -352,7 +413,11 @@ impl Simulation {
         }
         // 5. Motion.
         for a in &mut self.agents {
-            advance(a, dt, now);
+            if matches!(a.mode, Mode::Orca | Mode::Ttc) {
+                advance_free(a, dt, now);
+            } else {
+                advance(a, dt, now);
+            }
         }
         // 6. Measurement.
         let mesh = self.scenario.level.navmesh();
@@ -463,6 +528,22 @@ fn apply_order(a: &mut HostAgent, order: &Order) -> Option<Change> {
                 a.goal = Some(rail.end());
             }
             Some(Change::Reroute(reroute.side))
+        }
+    }
+}
+
+/// Move a free-steering agent by `dt` seconds at its velocity; note its first arrival within its
+/// radius of its goal.
+fn advance_free(a: &mut HostAgent, dt: f64, now: f64) {
+    a.position += a.velocity * dt;
+    a.phase = if a.velocity == DVec2::ZERO {
+        HostPhase::Standing
+    } else {
+        HostPhase::Moving
+    };
+    if let (Some(goal), None) = (a.goal, a.arrived_at) {
+        if a.departed && a.position.distance(goal) <= a.desc.radius {
+            a.arrived_at = Some(now + dt);
         }
     }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::level::{Level, LevelError, LevelFile, PathOptions};
 use crate::rail::Rail;
-use crate::world::{AgentDesc, AvoidanceConfig, Gait, StartTransition};
+use crate::world::{AgentDesc, AvoidanceConfig, Gait, Locomotion, StartTransition};
 
 /// A scenario file as written (DESIGN §5). Unknown fields are errors.
 #[derive(Clone, Debug, Deserialize)]
@@ -445,10 +445,15 @@ fn agent_from_entry(entry: &AgentEntry, level: &Level) -> Result<ScenarioAgent, 
             Some(Arc::new(rail))
         }
         Mode::Orca | Mode::Ttc => {
-            return Err(format!(
-                "mode `{}` is not supported yet (the velocity-space fallback is not built); use `rail` or `stationary`",
-                if entry.mode == Mode::Orca { "orca" } else { "ttc" }
-            ))
+            desc.locomotion = if entry.mode == Mode::Orca {
+                Locomotion::Orca
+            } else {
+                Locomotion::Ttc
+            };
+            let goal = goal.ok_or("a free-steering agent needs a `goal`")?;
+            mesh.find_path(start, goal, &PathOptions::from_agent_radius(radius))
+                .map_err(|e| format!("no path from start to goal: {e}"))?;
+            None
         }
         Mode::Stationary => None,
     };

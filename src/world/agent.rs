@@ -74,6 +74,26 @@ impl StartTransition {
     }
 }
 
+/// How an agent moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Locomotion {
+    /// On a rail at one of its speeds, told what to do by [`crate::World::query`] (default).
+    #[default]
+    Rail,
+    /// Free-steering: its velocity comes from ORCA ([`crate::World::steer_all`]).
+    Orca,
+    /// Free-steering: its velocity comes from time-to-collision forces
+    /// ([`crate::World::steer_all`]).
+    Ttc,
+}
+
+impl Locomotion {
+    /// Whether the agent steers freely (ORCA or time-to-collision forces).
+    pub fn is_free(self) -> bool {
+        self != Locomotion::Rail
+    }
+}
+
 /// Everything the world needs to know about an agent that does not change per frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentDesc {
@@ -95,6 +115,9 @@ pub struct AgentDesc {
     /// Start position of an agent without a rail, metres. Rail agents are wherever their
     /// rail and reported arclength put them.
     pub position: DVec2,
+    /// On a rail (default) or free-steering. A free agent walks at `preferred_speed` when
+    /// nothing is in the way and at most at its fastest gait's speed.
+    pub locomotion: Locomotion,
 }
 
 impl AgentDesc {
@@ -117,6 +140,7 @@ impl AgentDesc {
             follow_gap: 3.0 * radius,
             priority: 0,
             position: DVec2::ZERO,
+            locomotion: Locomotion::Rail,
         }
     }
 

@@ -2,6 +2,8 @@
 
 use serde::Deserialize;
 
+use crate::steer::{OrcaConfig, TtcConfig};
+
 /// Tunables of the avoidance world. Every field has a default (see [`Default`]); a scenario's
 /// `avoidance` object overrides them by field name.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
@@ -59,6 +61,12 @@ pub struct AvoidanceConfig {
     /// Let [`World::add_agent`](crate::World::add_agent) place an agent overlapping another
     /// (dense spawns); default false, so overlapping starts are reported as errors.
     pub allow_overlap: bool,
+    /// The ORCA solver of free agents ([`crate::Locomotion::Orca`]); see [`OrcaConfig`] for
+    /// each field's units, range and default.
+    pub orca: OrcaConfig,
+    /// The time-to-collision forces of free agents ([`crate::Locomotion::Ttc`]); see
+    /// [`TtcConfig`].
+    pub ttc: TtcConfig,
 }
 
 impl Default for AvoidanceConfig {
@@ -78,6 +86,8 @@ impl Default for AvoidanceConfig {
             follow_degrees: 30.0,
             cell_size: 0.0,
             allow_overlap: false,
+            orca: OrcaConfig::default(),
+            ttc: TtcConfig::default(),
         }
     }
 }
@@ -136,6 +146,8 @@ impl AvoidanceConfig {
         if self.cell_size != 0.0 {
             check("cell_size", self.cell_size, 0.5, 100.0, false)?;
         }
+        self.orca.validate().map_err(|e| format!("avoidance.{e}"))?;
+        self.ttc.validate().map_err(|e| format!("avoidance.{e}"))?;
         Ok(())
     }
 }

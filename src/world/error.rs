@@ -41,4 +41,7 @@ pub enum WorldError {
     /// The agent has no rail (stationary) where one is needed.
     #[error("agent {0:?} has no rail")]
     NoRail(AgentKey),
+    /// The agent is on rails ([`crate::Locomotion::Rail`]) where a free-steering one is needed.
+    #[error("agent {0:?} is not a free-steering agent (its locomotion is Rail)")]
+    NotFree(AgentKey),
 }
