@@ -1,0 +1,152 @@
+//! Free-steering agents through the public API (issue 5): goals, `steer_all`, walls, rail
+//! agents as neighbours, and the errors of misuse.
+
+mod common;
+
+use sidestep::*;
+
+use common::{v, world_on};
+
+fn free_agent(world: &mut World, at: DVec2, locomotion: Locomotion) -> AgentKey {
+    world
+        .add_agent(AgentDesc {
+            position: at,
+            locomotion,
+            ..AgentDesc::default()
+        })
+        .unwrap()
+}
+
+/// Play `frames` frames of `dt` seconds, the host moving every free agent by its velocity;
+/// returns the smallest centre distance seen between the two given agents.
+fn play(world: &mut World, frames: usize, dt: f64, pair: (AgentKey, AgentKey)) -> f64 {
+    let mut steers = Vec::new();
+    let mut closest = f64::INFINITY;
+    for _ in 0..frames {
+        world.begin_frame(dt);
+        world.steer_all(dt, &mut steers);
+        for s in &steers {
+            let p = world.agent(s.key).unwrap().position() + s.velocity * dt;
+            assert!(p.is_finite(), "NaN position");
+            world
+                .set_free_motion(s.key, p, s.velocity)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let (a, b) = pair;
+        let d = world
+            .agent(a)
+            .unwrap()
+            .position()
+            .distance(world.agent(b).unwrap().position());
+        closest = closest.min(d);
+    }
+    closest
+}
+
+#[test]
+fn two_orca_agents_head_on_in_a_corridor_pass_without_overlap_and_arrive() {
+    for locomotion in [Locomotion::Orca, Locomotion::Ttc] {
+        let mut world = world_on("corridor");
+        let a = free_agent(&mut world, v(3.0, 1.2), locomotion);
+        let b = free_agent(&mut world, v(27.0, 1.25), locomotion);
+        world.set_goal(a, v(27.0, 1.2)).unwrap();
+        world.set_goal(b, v(3.0, 1.2)).unwrap();
+        let closest = play(&mut world, 1200, 0.05, (a, b));
+        assert!(closest >= 0.8 * 0.99, "{locomotion:?}: closest {closest}");
+        for (key, goal) in [(a, v(27.0, 1.2)), (b, v(3.0, 1.2))] {
+            let at = world.agent(key).unwrap().position();
+            assert!(at.distance(goal) <= 0.4, "{locomotion:?}: ends at {at}");
+        }
+    }
+}
+
+#[test]
+fn a_free_agent_sent_around_a_corner_follows_its_path_and_stays_on_the_mesh() {
+    let mut world = world_on("l-corner");
+    let level = common::level("l-corner");
+    let mesh = level.navmesh();
+    let (lo, hi) = mesh.bounds();
+    // Any two points of the L far apart, found on the mesh.
+    let mut rng = common::SplitMix(7);
+    let from = common::point_with_clearance(&level, &mut rng, 0.6);
+    let mut to = common::point_with_clearance(&level, &mut rng, 0.6);
+    while to.distance(from) < 0.5 * (hi - lo).length() {
+        to = common::point_with_clearance(&level, &mut rng, 0.6);
+    }
+    let key = free_agent(&mut world, from, Locomotion::Orca);
+    world.set_goal(key, to).unwrap();
+    let mut steers = Vec::new();
+    for _ in 0..2000 {
+        world.begin_frame(0.05);
+        world.steer_all(0.05, &mut steers);
+        let s = steers[0];
+        let p = world.agent(key).unwrap().position() + s.velocity * 0.05;
+        assert!(mesh.contains(p), "left the mesh at {p}");
+        world.set_free_motion(key, p, s.velocity).unwrap();
+    }
+    let at = world.agent(key).unwrap().position();
+    assert!(at.distance(to) <= 0.4, "ends at {at}, goal {to}");
+}
+
+#[test]
+fn a_free_agent_gives_way_to_a_rail_agent_that_does_not_react() {
+    let mut world = world_on("open-field");
+    let rail_agent = world
+        .add_agent(AgentDesc {
+            position: v(3.0, 15.0),
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            rail_agent,
+            Rail::from_points(&[v(3.0, 15.0), v(27.0, 15.0)]).unwrap(),
+        )
+        .unwrap();
+    let free = free_agent(&mut world, v(15.0, 3.6), Locomotion::Orca);
+    world.set_goal(free, v(15.0, 27.0)).unwrap();
+    let dt = 0.05;
+    let mut s = 0.0;
+    let mut steers = Vec::new();
+    let mut closest = f64::INFINITY;
+    for _ in 0..600 {
+        world.begin_frame(dt);
+        // The rail agent walks on at 1.4 m/s whatever it is told.
+        s = (s + 1.4 * dt).min(24.0);
+        world
+            .set_motion(rail_agent, Motion::moving(s, 1.4))
+            .unwrap();
+        world.steer_all(dt, &mut steers);
+        let step = steers[0];
+        let p = world.agent(free).unwrap().position() + step.velocity * dt;
+        world.set_free_motion(free, p, step.velocity).unwrap();
+        let d = p.distance(world.agent(rail_agent).unwrap().position());
+        closest = closest.min(d);
+    }
+    assert!(closest >= 0.8 * 0.99, "closest {closest}");
+}
+
+#[test]
+fn free_agent_calls_on_rail_agents_and_off_mesh_reports_are_errors() {
+    let mut world = world_on("open-field");
+    let rail_agent = common::stander(&mut world, v(5.0, 5.0));
+    assert!(matches!(
+        world.set_goal(rail_agent, v(10.0, 10.0)),
+        Err(WorldError::NotFree(_))
+    ));
+    let free = free_agent(&mut world, v(10.0, 10.0), Locomotion::Ttc);
+    assert!(matches!(
+        world.set_free_motion(free, v(-5.0, 10.0), DVec2::ZERO),
+        Err(WorldError::OffMesh { .. })
+    ));
+    assert!(matches!(
+        world.set_free_motion(free, v(10.0, 10.0), v(f64::NAN, 0.0)),
+        Err(WorldError::InvalidMotion { .. })
+    ));
+    assert!(world.set_goal(free, v(-5.0, 10.0)).is_err());
+    // Without a goal it stands.
+    let mut steers = Vec::new();
+    world.steer_all(0.05, &mut steers);
+    assert_eq!(steers.len(), 1);
+    assert_eq!(steers[0].velocity, DVec2::ZERO);
+}
