@@ -118,7 +118,7 @@ impl World {
         free.goal = Some(goal);
         free.corners.clear();
         free.corners.extend(path.corners.iter().map(|c| c.position));
-        free.next = 1.min(free.corners.len() - 1);
+        free.next = 1.min(free.corners.len().saturating_sub(1));
         Ok(())
     }
 
@@ -257,11 +257,15 @@ impl World {
             && !mesh.is_reachable(position, free.corners[next])
         {
             let options = PathOptions::from_agent_radius(radius);
-            if let Ok(path) = mesh.find_path(position, goal, &options) {
+            if let Some(path) = mesh
+                .find_path(position, goal, &options)
+                .ok()
+                .filter(|p| !p.corners.is_empty())
+            {
                 let free = self.agents[key].free.as_mut().expect("free");
                 free.corners.clear();
                 free.corners.extend(path.corners.iter().map(|c| c.position));
-                next = 1.min(free.corners.len() - 1);
+                next = 1.min(free.corners.len().saturating_sub(1));
             }
         }
         let free = self.agents[key].free.as_mut().expect("free");
