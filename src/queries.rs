@@ -5,7 +5,7 @@ use glam::DVec2;
 
 use crate::detect::{first_contact, sample_agent, sweep_pair, Contact, MotionPlan, Trajectory};
 use crate::rail::Rail;
-use crate::resolve::{start_verdict, Occupancy, StartVerdict};
+use crate::resolve::{start_verdict, Hysteresis, Occupancy, StartVerdict};
 use crate::world::{AgentKey, World, WorldError};
 
 impl World {
@@ -22,7 +22,15 @@ impl World {
         self.ensure_grid();
         let mut candidates = std::mem::take(&mut self.scratch_candidates);
         let mut samples = std::mem::take(&mut self.scratch_samples);
-        let verdict = start_verdict(self, key, rail, 0.0, 0.0, &mut candidates, &mut samples);
+        let verdict = start_verdict(
+            self,
+            key,
+            rail,
+            0.0,
+            Hysteresis::NONE,
+            &mut candidates,
+            &mut samples,
+        );
         self.scratch_candidates = candidates;
         self.scratch_samples = samples;
         Ok(verdict)

@@ -9,4 +9,4 @@ mod trivial;
 pub use order::{
     Occupancy, Order, OrderKind, Reroute, RerouteReason, Side, StartVerdict, StopCause,
 };
-pub(crate) use trivial::start_verdict;
+pub(crate) use trivial::{start_verdict, Hysteresis};

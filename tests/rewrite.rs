@@ -278,3 +278,75 @@ fn a_nearer_avoidance_point_threads_between_standing_agents() {
         assert!(closest >= 0.8, "passes {closest} m from {p}");
     }
 }
+
+/// Two agents on lanes 0.8 m apart in a 2.4 m corridor (as in fixture corridor-two-way): a standing
+/// agent whose start is blocked by one walking straight at it does not wait for the way to
+/// clear (it never would); it bends its own rail to its right, into the room the corridor
+/// leaves beside the other lane, on a bend its start check accepts.
+#[test]
+fn a_standing_agent_bends_around_an_agent_walking_straight_at_it() {
+    let mut world = world_on("corridor");
+    let walker = walker(&mut world, v(6.0, 0.7), v(25.0, 0.7));
+    let waiting = world
+        .add_agent(AgentDesc {
+            position: v(9.0, 1.5),
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            waiting,
+            Rail::from_points(&[v(9.0, 1.5), v(2.0, 1.5)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(waiting, Motion::standing(0.0)).unwrap();
+    // The walker, with its one speed and an agent ahead that wants to go, stops.
+    let walker_order = world.query(walker).unwrap();
+    assert!(
+        matches!(walker_order, Order::Stop { .. }),
+        "{walker_order:?}"
+    );
+    let order = world.query(waiting).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Avoid);
+    // Walking west, its right is +y: away from the walker's lane.
+    assert_eq!(reroute.side, Some(Side::Right));
+    assert!(rail.off_mesh(world.level().navmesh(), 0.1).is_none());
+    // The bend passes the stopping walker, and the start on it is clear now.
+    let bent = rail.clone();
+    assert_eq!(
+        world.collision_free_start(waiting, &bent).unwrap(),
+        StartVerdict::Go
+    );
+    assert!(matches!(world.query(waiting).unwrap(), Order::Start { .. }));
+}
+
+/// A return toward the preferred speed looks past the horizon by the reversal hold: a
+/// collision that would come into view during the hold (and reverse the speed-up at once) keeps
+/// the agent at its slower speed for now (the flip the fixture doorway-two-way showed).
+#[test]
+fn a_speed_up_is_not_made_into_a_collision_just_past_the_horizon() {
+    let mut world = world_on("open-field");
+    let desc = AgentDesc {
+        position: v(5.0, 15.0),
+        ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
+    };
+    let stop_time = desc.gait(1.4).stop_time;
+    let key = world.add_agent(desc).unwrap();
+    world
+        .set_rail(
+            key,
+            Rail::from_points(&[v(5.0, 15.0), v(28.0, 15.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(key, Motion::moving(0.0, 0.8)).unwrap();
+    // At 1.4 m/s the sweep lasts the horizon plus the stopping time; the stander is met 0.3 s
+    // after that (within the 0.6 s reversal hold), and far past the sweep at 0.8 m/s.
+    let config = AvoidanceConfig::default();
+    let sweep = config.horizon + 0.5 * stop_time;
+    let gap = 1.4 * (sweep + 0.3);
+    let radii = 0.4 + 0.4 + 2.0 * config.margin;
+    stander(&mut world, v(5.0 + gap + radii, 15.0));
+    assert_eq!(world.query(key).unwrap(), Order::Continue);
+    assert_eq!(world.agent(key).unwrap().motion().speed, 0.8);
+}

@@ -9,7 +9,7 @@ use glam::DVec2;
 use super::destination::{ring_points, RING_STEP_RADII};
 use super::order::{Order, Reroute, RerouteReason, StartVerdict};
 use super::rewrite::segment_is_clear;
-use super::trivial::{start_verdict, Decision};
+use super::trivial::{start_verdict, Decision, Hysteresis};
 use crate::detect::SweepSample;
 use crate::geometry::closest_on_segment;
 use crate::level::PathOptions;
@@ -166,8 +166,8 @@ impl World {
         let agent = &self.agents[key];
         let radius = agent.desc().radius;
         let margin = self.config().margin;
-        let inflation = self.config().resume_inflation;
-        let grow = 1.0 + inflation;
+        let hysteresis = Hysteresis::resume(self.config());
+        let grow = 1.0 + hysteresis.inflation;
         let from = agent.position();
         let mesh = self.level().navmesh();
         // The other members' ways, as polylines (quarter-radius chords), with their clearance.
@@ -214,7 +214,7 @@ impl World {
         let mut planned_tries = 0;
         // The way there must be clear now: the start check the agent will run next.
         let can_start = |rail: &Rail, candidates: &mut Vec<u32>, samples: &mut Vec<_>| {
-            start_verdict(self, key, rail, 0.0, inflation, candidates, samples) == StartVerdict::Go
+            start_verdict(self, key, rail, 0.0, hysteresis, candidates, samples) == StartVerdict::Go
         };
         for spot in ring_points(from, step, YIELD_RINGS) {
             if !mesh.contains(spot)
@@ -245,27 +245,19 @@ impl World {
         None
     }
 
-    /// A standing agent at its yield spot: the order that sends it on to `goal` once a start
-    /// toward it is collision-free, else wait.
-    pub(super) fn resume_from_yield(
-        &self,
-        key: AgentKey,
-        goal: DVec2,
-        candidates: &mut Vec<u32>,
-        samples: &mut Vec<SweepSample>,
-    ) -> Decision {
+    /// A standing agent at its yield spot: its rail on to `goal`, planned from where it stands.
+    /// It takes the rail standing and starts on it as any standing agent does: when the start
+    /// is collision-free; until then it waits on whoever blocks it (so a new deadlock through
+    /// it is seen and broken), or bends around an agent that will not clear the way.
+    pub(super) fn resume_from_yield(&self, key: AgentKey, goal: DVec2) -> Decision {
         let agent = &self.agents[key];
         let options = PathOptions::from_agent_radius(agent.desc().radius);
-        let Ok(rail) = self
+        match self
             .level()
             .navmesh()
             .plan_rail(agent.position(), goal, &options)
-        else {
-            return Decision::new(Order::Wait { clear_in: None });
-        };
-        let inflation = self.config().resume_inflation;
-        match start_verdict(self, key, &rail, 0.0, inflation, candidates, samples) {
-            StartVerdict::Go => Decision::new(Order::Reroute {
+        {
+            Ok(rail) => Decision::new(Order::Reroute {
                 rail: Arc::new(rail),
                 reroute: Reroute {
                     reason: RerouteReason::Resume,
@@ -273,10 +265,7 @@ impl World {
                     side: None,
                 },
             }),
-            StartVerdict::Wait { clear_in, .. } => Decision::new(Order::Wait {
-                clear_in: Some(clear_in),
-            }),
-            StartVerdict::Blocked { .. } => Decision::new(Order::Wait { clear_in: None }),
+            Err(_) => Decision::new(Order::Wait { clear_in: None }),
         }
     }
 }

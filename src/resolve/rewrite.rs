@@ -11,7 +11,7 @@ use std::sync::Arc;
 use glam::DVec2;
 
 use super::order::{Order, Reroute, RerouteReason, Side};
-use super::trivial::{detect, speeds_by_preference, Sweep};
+use super::trivial::{detect, speeds_by_preference, Hysteresis, Sweep};
 use crate::detect::{Collision, MotionPlan, SweepSample};
 use crate::geometry::left_normal;
 use crate::level::NavMesh;
@@ -183,6 +183,15 @@ pub(crate) fn reconnection_s(
     best
 }
 
+/// A rail bent by [`bend`].
+#[derive(Clone, Debug)]
+pub(crate) struct BentRail {
+    /// The new rail, arclength 0 at the agent.
+    pub rail: Rail,
+    /// Arclength where the bent part ends (the reconnection point), metres.
+    pub bent_length: f64,
+}
+
 /// The rail bent through the avoidance point: the old rail from `s0` (the agent's arclength) to
 /// `s_leave` (≥ `s0`; equal in the chapter, later when the bend must first clear a corner),
 /// then two cubic Béziers, the first leaving with the rail's tangent at `s_leave` and arriving
@@ -190,48 +199,43 @@ pub(crate) fn reconnection_s(
 /// at the reconnection point `s_reconnect` with the rail's tangent there (G1 at all three
 /// joints; inner control points a third of the chord out, the usual choice for a smooth
 /// Hermite-like arc); then the rest of the rail. The result starts at arclength 0 at the agent.
-///
-/// Returns the new rail and the arclength where the bent part ends on it.
 pub(crate) fn bend(
     rail: &Rail,
     s0: f64,
     s_leave: f64,
     ap: &AvoidancePoint,
     s_reconnect: f64,
-) -> Result<(Rail, f64), RailError> {
+) -> Result<BentRail, RailError> {
     let start = rail.sample(s_leave);
     let join = rail.sample(s_reconnect);
-    let a = ap.point;
-    let h1 = start.position.distance(a) / 3.0;
-    let h2 = a.distance(join.position) / 3.0;
-    let first = RailSegment::cubic(
-        start.position,
-        start.position + start.tangent * h1,
-        a - ap.tangent * h1,
-        a,
-    );
-    let second = RailSegment::cubic(
-        a,
-        a + ap.tangent * h2,
-        join.position - join.tangent * h2,
-        join.position,
-    );
+    let hermite = |a: DVec2, ta: DVec2, b: DVec2, tb: DVec2| {
+        let h = a.distance(b) / 3.0;
+        RailSegment::cubic(a, a + ta * h, b - tb * h, b)
+    };
     let mut segments = Vec::new();
-    let mut bent_length = first.arclength() + second.arclength();
+    let mut length = 0.0;
     if s_leave > s0 + 1e-6 {
         let head = rail.subrail(s0, s_leave)?;
-        bent_length += head.length();
+        length += head.length();
         segments.extend_from_slice(head.segments());
     }
-    segments.push(first);
-    segments.push(second);
+    for curve in [
+        hermite(start.position, start.tangent, ap.point, ap.tangent),
+        hermite(ap.point, ap.tangent, join.position, join.tangent),
+    ] {
+        length += curve.arclength();
+        segments.push(curve);
+    }
     if s_reconnect < rail.length() - 1e-6 {
         let tail = rail.subrail(s_reconnect, rail.length())?;
         let mut tail_segments = tail.segments().to_vec();
         tail_segments[0] = tail_segments[0].with_start(join.position);
         segments.extend(tail_segments);
     }
-    Ok((Rail::new(segments)?, bent_length))
+    Ok(BentRail {
+        rail: Rail::new(segments)?,
+        bent_length: length,
+    })
 }
 
 /// The navmesh validation of a bent rail (chapter 22.4): its first `bent_length` metres, cut
@@ -309,6 +313,9 @@ pub(crate) struct BendRequest<'a> {
     pub rail: &'a Rail,
     pub plan: MotionPlan,
     pub collision: &'a Collision,
+    /// The check the bend's sweep makes: detection's for a moving agent; for a standing one,
+    /// the start check it will run on the new rail.
+    pub hysteresis: Hysteresis,
 }
 
 impl World {
@@ -327,6 +334,7 @@ impl World {
             rail,
             plan,
             collision,
+            hysteresis,
         } = *request;
         let config = self.config();
         let mesh = self.level().navmesh();
@@ -360,32 +368,64 @@ impl World {
         };
         let s_reconnect =
             reconnection_s(mesh, rail, &ap, &search).ok_or(BendFailure::NoReconnection)?;
-        // The bend leaves the rail at the agent (the chapter); when that first curve cuts a
-        // corner (a bend planned before a door, around someone past it), it leaves later, up
-        // to three quarters of the way to the collision, keeping the old rail through the corner.
+        let bent = self.bend_on_mesh(rail, plan.s, collision.s, &ap, s_reconnect, clearance)?;
+        Ok(self.sweep_bend(
+            key, bent.rail, plan, hysteresis, ap.point, side, candidates, samples,
+        ))
+    }
+
+    /// The bent rail through `ap`, validated on the mesh: it leaves the old rail at the agent
+    /// (the chapter); when that first curve cuts a corner (a bend planned before a door, around
+    /// someone past it), later, up to three quarters of the way to the collision at
+    /// `s_collision`, keeping the old rail through the corner.
+    fn bend_on_mesh(
+        &self,
+        rail: &Rail,
+        s0: f64,
+        s_collision: f64,
+        ap: &AvoidancePoint,
+        s_reconnect: f64,
+        clearance: f64,
+    ) -> Result<BentRail, BendFailure> {
+        let mesh = self.level().navmesh();
         let mut failure = BendFailure::OffMesh;
-        let mut found = None;
         for k in 0..LEAVE_TRIES {
-            let s_leave = plan.s + (collision.s - plan.s) * k as f64 / LEAVE_TRIES as f64;
-            match bend(rail, plan.s, s_leave, &ap, s_reconnect) {
-                Ok((bent, bent_length)) if stays_on_mesh(mesh, &bent, bent_length, clearance) => {
-                    found = Some(bent);
-                    break;
+            let leave = s0 + (s_collision - s0) * k as f64 / LEAVE_TRIES as f64;
+            match bend(rail, s0, leave, ap, s_reconnect) {
+                Ok(bent) if stays_on_mesh(mesh, &bent.rail, bent.bent_length, clearance) => {
+                    return Ok(bent);
                 }
                 Ok(_) => failure = BendFailure::OffMesh,
                 Err(_) => failure = BendFailure::Degenerate,
             }
         }
-        let bent = found.ok_or(failure)?;
-        // The sweep on the new rail, as in detection; a speed change that clears it is as good
-        // (the next query will order it).
+        Err(failure)
+    }
+
+    /// The sweep on a bent rail, as in detection: the bend is accepted when it is clear at the
+    /// current speed or at another of the agent's speeds (the next query will order it); the
+    /// sweep applies `hysteresis` (a standing agent's start check).
+    #[allow(clippy::too_many_arguments)]
+    fn sweep_bend(
+        &self,
+        key: AgentKey,
+        bent: Rail,
+        plan: MotionPlan,
+        hysteresis: Hysteresis,
+        via: DVec2,
+        side: Side,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Bend {
+        let desc = self.agents[key].desc();
         let on_bent = MotionPlan { s: 0.0, ..plan };
-        let (overlap, collision_time, accepted) = match detect(
+        let hit = detect(
             self,
-            &Sweep::ahead(key, &bent, on_bent, 0.0),
+            &Sweep::ahead(key, &bent, on_bent, 0.0).with(hysteresis),
             candidates,
             samples,
-        ) {
+        );
+        let (overlap, collision_time, accepted) = match &hit {
             None => (0.0, f64::INFINITY, true),
             Some(hit) => {
                 let other_speed =
@@ -394,7 +434,7 @@ impl World {
                             let at_speed = rescale(on_bent, plan.speed, speed);
                             detect(
                                 self,
-                                &Sweep::ahead(key, &bent, at_speed, 0.0),
+                                &Sweep::ahead(key, &bent, at_speed, 0.0).with(hysteresis),
                                 candidates,
                                 samples,
                             )
@@ -404,14 +444,14 @@ impl World {
                 (hit.overlap, hit.time, other_speed)
             }
         };
-        Ok(Bend {
+        Bend {
             rail: bent,
-            via: ap.point,
+            via,
             side,
             overlap,
             collision_time,
             accepted,
-        })
+        }
     }
 
     /// Both sides in turn (chapter 22.4): first the side of the collision's avoidance vector,
@@ -621,7 +661,9 @@ mod tests {
             tangent: DVec2::X,
             truncated: false,
         };
-        let (bent, bent_length) = bend(&rail, 3.0, 3.0, &ap, 20.0).unwrap();
+        let (bent, bent_length) = bend(&rail, 3.0, 3.0, &ap, 20.0)
+            .map(|b| (b.rail, b.bent_length))
+            .unwrap();
         assert!((bent.start() - DVec2::new(4.0, 10.0)).length() < 1e-9);
         assert!((bent.end() - rail.end()).length() < 1e-9);
         assert_eq!(bent.segments().len(), 3);
@@ -649,21 +691,27 @@ mod tests {
             tangent: DVec2::X,
             truncated: false,
         };
-        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0).unwrap();
+        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0)
+            .map(|b| (b.rail, b.bent_length))
+            .unwrap();
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
         // Inside, but closer to the wall than the radius: refused too.
         let ap = AvoidancePoint {
             point: DVec2::new(10.0, 2.2),
             ..ap
         };
-        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0).unwrap();
+        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0)
+            .map(|b| (b.rail, b.bent_length))
+            .unwrap();
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
         // A radius off the wall: accepted.
         let ap = AvoidancePoint {
             point: DVec2::new(10.0, 1.95),
             ..ap
         };
-        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0).unwrap();
+        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0)
+            .map(|b| (b.rail, b.bent_length))
+            .unwrap();
         assert!(stays_on_mesh(mesh, &bent, length, 0.4));
     }
 }

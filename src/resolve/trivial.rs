@@ -20,6 +20,10 @@ use crate::world::{
 /// side of the avoidance vector), degrees.
 const PARALLEL_DEGREES: f64 = 10.0;
 
+/// Least angle between two agents' directions for them to walk toward each other (a standing
+/// agent blocked by one bends rather than waits), degrees.
+const OPPOSING_DEGREES: f64 = 135.0;
+
 /// Steps of a delayed start tried by [`World::collision_free_start`], seconds.
 const START_DELAY_STEP: f64 = 0.25;
 
@@ -37,13 +41,52 @@ pub(crate) struct Sweep<'r> {
     pub plan: MotionPlan,
     /// Radii grow by this fraction (0 for detection, more for resuming).
     pub inflation: f64,
+    /// Seconds swept past the usual duration (0 for detection, the reversal hold for
+    /// resuming: a collision just past the horizon must not reverse the order as it comes in).
+    pub extra_time: f64,
     /// Apply the chapter's "collider in front" exclusion.
     pub front_only: bool,
     /// Sweep against this collider only.
     pub only: Option<AgentKey>,
 }
 
+/// How much stricter than detection a check for starting or speeding up is, so that the order
+/// it gives is not reversed at once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Hysteresis {
+    /// Radii grow by this fraction.
+    pub inflation: f64,
+    /// Seconds swept past the usual duration.
+    pub extra_time: f64,
+}
+
+impl Hysteresis {
+    /// None: the check is the detection sweep itself.
+    pub const NONE: Hysteresis = Hysteresis {
+        inflation: 0.0,
+        extra_time: 0.0,
+    };
+
+    /// Starting or returning toward the preferred speed: the resume inflation, and the reversal
+    /// hold past the horizon (a collision coming into view during the hold would reverse it).
+    pub fn resume(config: &crate::AvoidanceConfig) -> Hysteresis {
+        Hysteresis {
+            inflation: config.resume_inflation,
+            extra_time: config.reversal_hold,
+        }
+    }
+}
+
 impl<'r> Sweep<'r> {
+    /// The sweep with `hysteresis` applied.
+    pub(super) fn with(self, hysteresis: Hysteresis) -> Sweep<'r> {
+        Sweep {
+            inflation: hysteresis.inflation,
+            extra_time: hysteresis.extra_time,
+            ..self
+        }
+    }
+
     /// The detection sweep of `key` along `rail`: colliders in front, all of them.
     pub(super) fn ahead(
         key: AgentKey,
@@ -56,6 +99,7 @@ impl<'r> Sweep<'r> {
             rail,
             plan,
             inflation,
+            extra_time: 0.0,
             front_only: true,
             only: None,
         }
@@ -313,10 +357,15 @@ fn decide(
             }
         }
         let stop_time = desc.gait(motion.speed).stop_time;
-        if agent.last_order == OrderKind::Reroute
-            && since_order < config.commitment
-            && collision.time > config.commitment + stop_time
-        {
+        // The last order holds for its commitment (a bend), or for the reversal hold (a start
+        // or a speed change, which a slower speed or a stop would reverse), while the collision
+        // leaves time to act once the hold is over.
+        let hold = match agent.last_order {
+            OrderKind::Reroute => config.commitment,
+            OrderKind::Start | OrderKind::ChangeSpeed => config.reversal_hold,
+            _ => 0.0,
+        };
+        if since_order < hold && collision.time > hold + stop_time {
             return Decision::with_collision(Order::Continue, collision);
         }
         let stop_is_clear = sweep(
@@ -342,6 +391,7 @@ fn decide(
                 rail,
                 plan: current,
                 collision: &collision,
+                hysteresis: Hysteresis::NONE,
             };
             if let Some(bend) = world.bend_around(&request, only, candidates, samples) {
                 // The chapter's collision minimisation: a bend that only makes the collision
@@ -395,7 +445,9 @@ fn decide(
         for speed in speeds_by_preference(desc, |v| {
             (v - desc.preferred_speed).abs() < off && v <= cap.max(motion.speed)
         }) {
-            if sweep(plan_at(speed), config.resume_inflation, candidates, samples).is_none() {
+            let check =
+                Sweep::ahead(key, rail, plan_at(speed), 0.0).with(Hysteresis::resume(config));
+            if detect(world, &check, candidates, samples).is_none() {
                 return Decision::new(Order::ChangeSpeed { speed });
             }
         }
@@ -420,7 +472,7 @@ fn decide_standing(
     let motion = agent.motion();
     if !agent.wants_to_move() {
         if let Some(goal) = agent.resume_goal {
-            return world.resume_from_yield(key, goal, candidates, samples);
+            return world.resume_from_yield(key, goal);
         }
         return Decision::new(Order::Continue);
     }
@@ -435,7 +487,7 @@ fn decide_standing(
         key,
         rail,
         motion.s,
-        config.resume_inflation,
+        Hysteresis::resume(config),
         candidates,
         samples,
     );
@@ -467,7 +519,7 @@ fn decide_standing(
         }
         DeadlockOutcome::None => {}
     }
-    if world.time < agent.next_bend_time || world.agents[blocker].wants_to_move() {
+    if world.time < agent.next_bend_time {
         return decision;
     }
     let plan = start_plan(desc, motion.s, desc.preferred_speed, 0.0);
@@ -479,6 +531,15 @@ fn decide_standing(
     ) else {
         return decision;
     };
+    // Bend around an agent with nowhere to go, or one that comes (or wants to go) straight at
+    // us: waiting does not clear that way (chapter 22.4). Anyone else clears it by moving on.
+    let collider = &world.agents[collision.collider];
+    let to = collision.collider_position - collision.agent_position;
+    let head_on = to.dot(agent.direction()) > 0.0
+        && collider.direction().dot(agent.direction()) < -OPPOSING_DEGREES.to_radians().cos();
+    if collider.wants_to_move() && !head_on {
+        return decision;
+    }
     let only = agent
         .last_reroute
         .filter(|(t, _)| world.time - t < config.reroute_side_hold)
@@ -488,9 +549,13 @@ fn decide_standing(
         rail,
         plan,
         collision: &collision,
+        hysteresis: Hysteresis::resume(config),
     };
     match world.bend_around(&request, only, candidates, samples) {
-        Some(bend) if bend.accepted => Decision::with_collision(bend.into_order(), collision),
+        // Clear at the preferred speed: the start on it is what the next query checks.
+        Some(bend) if bend.accepted && bend.collision_time.is_infinite() => {
+            Decision::with_collision(bend.into_order(), collision)
+        }
         _ => {
             decision.bend_failed = true;
             decision
@@ -578,7 +643,7 @@ pub(crate) fn start_verdict(
     key: AgentKey,
     rail: &Rail,
     s: f64,
-    inflation: f64,
+    hysteresis: Hysteresis,
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
 ) -> StartVerdict {
@@ -590,7 +655,7 @@ pub(crate) fn start_verdict(
                samples: &mut Vec<SweepSample>| {
         let sweep = Sweep {
             only,
-            ..Sweep::ahead(key, rail, plan, inflation)
+            ..Sweep::ahead(key, rail, plan, 0.0).with(hysteresis)
         };
         detect(world, &sweep, candidates, samples)
     };
@@ -643,7 +708,7 @@ pub(crate) fn detect(
     if !plan.moves() {
         return None;
     }
-    let mut duration = plan.still + plan.transition_time + config.horizon;
+    let mut duration = plan.still + plan.transition_time + config.horizon + sweep.extra_time;
     if plan.speed > 0.0 {
         duration += desc.stop_distance(plan.speed) / plan.speed;
     }
