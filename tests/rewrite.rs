@@ -70,7 +70,13 @@ fn a_standing_blocker_is_passed_by_a_bent_rail_that_replaces_the_worlds_copy() {
 
 #[test]
 fn a_wall_on_the_first_side_gives_the_mirrored_bend() {
-    let mut world = world_on("open-field");
+    // An avoidance point must be a radius out here (the default half radius would let a bend
+    // squeeze 0.3 m toward the wall, whose collision lies just past the horizon).
+    let config = AvoidanceConfig {
+        min_avoidance_radii: 1.0,
+        ..AvoidanceConfig::default()
+    };
+    let mut world = World::new(common::level("open-field"), config).unwrap();
     // Walking east 0.7 m from the south wall; the blocker stands a little north of the rail, so
     // the first side tried is south (right), which has no room: the bend goes north.
     let key = walker(&mut world, v(5.0, 0.7), v(25.0, 0.7));
@@ -349,4 +355,52 @@ fn a_speed_up_is_not_made_into_a_collision_just_past_the_horizon() {
     stander(&mut world, v(5.0 + gap + radii, 15.0));
     assert_eq!(world.query(key).unwrap(), Order::Continue);
     assert_eq!(world.agent(key).unwrap().motion().speed, 0.8);
+}
+
+/// The start check's hysteresis grows the radii against agents whose predicted motion may
+/// change; an agent with nowhere to go has none, so a rail that passes it with the plain
+/// clearance (here 0.95 m between centres, inside the grown 0.9 × 1.2 = 1.08 m) may start.
+#[test]
+fn the_start_check_does_not_inflate_against_an_agent_with_nowhere_to_go() {
+    let mut world = world_on("open-field");
+    let key = world
+        .add_agent(AgentDesc {
+            position: v(5.0, 15.0),
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            key,
+            Rail::from_points(&[v(5.0, 15.0), v(20.0, 15.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    stander(&mut world, v(8.0, 15.95));
+    assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
+    // The same agent beside the rail but with a rail of its own (it may start any moment)
+    // keeps the inflation: the start waits.
+    let mut world = world_on("open-field");
+    let key = world
+        .add_agent(AgentDesc {
+            position: v(5.0, 15.0),
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            key,
+            Rail::from_points(&[v(5.0, 15.0), v(20.0, 15.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    let other = stander(&mut world, v(8.0, 15.95));
+    world
+        .set_rail(
+            other,
+            Rail::from_points(&[v(8.0, 15.95), v(8.0, 25.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(other, Motion::standing(0.0)).unwrap();
+    assert!(!matches!(world.query(key).unwrap(), Order::Start { .. }));
 }

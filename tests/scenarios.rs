@@ -6,13 +6,12 @@ use sidestep::{Order, Scenario, Simulation, StopCause};
 
 /// Crowd scenarios of issue 4 that do not meet the whole bar yet: not every agent arrives, and
 /// some have order flips. They must still have no collisions and no off-mesh frames.
-const NOT_YET_FINISHING: [&str; 5] = [
-    "bottleneck",
-    "circle-rail",
-    "corridor-two-way",
-    "doorway-crowd",
-    "doorway-two-way",
-];
+const NOT_YET_FINISHING: [&str; 3] = ["bottleneck", "circle-rail", "doorway-crowd"];
+
+/// Two-way streams through room for one lane and a half: every agent arrives, without flips,
+/// but the streams take turns, so the mean travel time ratio is above the 1.5 of the other
+/// fixtures (4.0 in corridor-two-way, 3.0 in doorway-two-way; see their snapshots).
+const TAKING_TURNS: [&str; 2] = ["corridor-two-way", "doorway-two-way"];
 
 /// Scenarios of free-steering agents only (issue 5): the reference ORCA library's examples.
 /// Their bar is the issue's: nothing off the mesh, penetration at most 5% of the radii sum,
@@ -107,11 +106,13 @@ fn fixture_scenarios_meet_the_quality_bars() {
                 m.reached, with_goals,
                 "{name}: every agent with a goal must reach it"
             );
-            assert!(
-                m.travel_time_ratio <= 1.5,
-                "{name}: mean travel time ratio {}",
-                m.travel_time_ratio
-            );
+            if !TAKING_TURNS.contains(&name.as_str()) {
+                assert!(
+                    m.travel_time_ratio <= 1.5,
+                    "{name}: mean travel time ratio {}",
+                    m.travel_time_ratio
+                );
+            }
         }
         insta::assert_json_snapshot!(summary(&sim));
         seen += 1;

@@ -733,7 +733,15 @@ pub(crate) fn detect(
         if sweep.front_only && to.dot(origin.tangent) <= 0.0 {
             continue;
         }
-        let radii = (desc.radius + other.desc().radius + 2.0 * config.margin) * grow;
+        // The hysteresis inflation guards against a moving collider's prediction changing; an
+        // agent with nowhere to go has none to change, and the inflation alone would keep an
+        // agent from passing it where the mesh leaves just the room (a corridor's width).
+        let inflated = if other.plan.moves() || other.wants_to_move() {
+            grow
+        } else {
+            1.0
+        };
+        let radii = (desc.radius + other.desc().radius + 2.0 * config.margin) * inflated;
         // The chapter's detection-range discs, the collider's grown to what it can travel in
         // the sweep's duration (which may exceed its own horizon, e.g. a start transition's).
         let other_travel = other.range.max(other.plan.max_speed() * duration);

@@ -34,9 +34,10 @@ pub struct AvoidanceConfig {
     pub avoidance_radii: f64,
     /// When the avoidance point has to be pulled in (off the mesh, or not reachable in a straight
     /// line), it must still be at least this far from the collision position, in multiples of
-    /// the agent's radius; closer, that side fails. Range [0.1, 20]; default 1 (one radius,
-    /// which with the collider doing the same on its side lets two agents pass in a corridor
-    /// four radii wide).
+    /// the agent's radius; closer, that side fails. Range [0.1, 20]; default 0.5 (half a
+    /// radius: an agent already pushed against a wall by an earlier bend can still edge past a
+    /// stander near its rail, as in a corridor with agents standing at their goals; the sweep
+    /// then decides whether the small bend clears it).
     pub min_avoidance_radii: f64,
     /// The direction from the avoidance point to the reconnection point must differ from the
     /// tangent at the avoidance point by at least this much, degrees (chapter 22.4), so that the
@@ -78,7 +79,7 @@ impl Default for AvoidanceConfig {
             commitment: 0.25,
             reversal_hold: 0.6,
             avoidance_radii: 5.0,
-            min_avoidance_radii: 1.0,
+            min_avoidance_radii: 0.5,
             reconnect_degrees: 8.0,
             reroute_side_hold: 1.0,
             deadlock_time: 2.0,
