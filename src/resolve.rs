@@ -2,6 +2,7 @@
 
 mod deadlock;
 mod destination;
+mod detour;
 mod order;
 mod rewrite;
 mod trivial;

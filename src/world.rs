@@ -174,6 +174,8 @@ pub struct World {
     rail_serial: u64,
     /// Yield-spot searches made this frame (they have a per-frame budget).
     pub(crate) yield_searches: u32,
+    /// Detour searches made this frame (they have a per-frame budget).
+    pub(crate) detour_searches: u32,
     /// Wall obstacles for the free agents' solvers, built with the first free agent.
     pub(crate) obstacles: Option<Arc<crate::steer::ObstacleMap>>,
     pub(crate) steer_scratch: crate::steer::SteerScratch,
@@ -198,6 +200,7 @@ impl World {
             scratch_samples: Vec::new(),
             rail_serial: 0,
             yield_searches: 0,
+            detour_searches: 0,
             obstacles: None,
             steer_scratch: Default::default(),
         })
@@ -396,6 +399,7 @@ impl World {
             self.time += dt;
         }
         self.yield_searches = 0;
+        self.detour_searches = 0;
         self.grid_dirty = true;
     }
 

@@ -404,3 +404,43 @@ fn the_start_check_does_not_inflate_against_an_agent_with_nowhere_to_go() {
     world.set_motion(other, Motion::standing(0.0)).unwrap();
     assert!(!matches!(world.query(key).unwrap(), Order::Start { .. }));
 }
+
+/// A row of agents standing with nowhere to go, shoulder to shoulder across the way: no bend
+/// through one avoidance point gets past it, so the standing agent plans a detour around its
+/// end on a local grid, and rejoins its rail (here its goal).
+#[test]
+fn a_row_of_standers_is_passed_by_a_detour_around_its_end() {
+    let mut world = world_on("open-field");
+    let key = world
+        .add_agent(AgentDesc {
+            position: v(5.0, 15.0),
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            key,
+            Rail::from_points(&[v(5.0, 15.0), v(16.0, 15.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    let row: Vec<DVec2> = (0..13).map(|k| v(9.0, 9.9 + 0.85 * k as f64)).collect();
+    for &p in &row {
+        stander(&mut world, p);
+    }
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Detour, "{order:?}");
+    assert_eq!(reroute.side, None);
+    assert!(rail.start().distance(v(5.0, 15.0)) < 1e-9);
+    assert!(rail.end().distance(v(16.0, 15.0)) < 1e-6);
+    assert!(rail.off_mesh(world.level().navmesh(), 0.1).is_none());
+    let clearance = rail.clearance(world.level().navmesh(), 0.05);
+    assert!(clearance.distance >= 0.4 - 1e-3, "{clearance:?}");
+    for &p in &row {
+        let closest = rail.position(rail.closest_s(p)).distance(p);
+        assert!(closest >= 0.9 - 0.05, "passes {closest} m from {p}");
+    }
+    // The way around is clear: it starts on the next query.
+    assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
+}

@@ -144,6 +144,7 @@ pub fn reroute_text(reroute: &sidestep::Reroute) -> String {
         sidestep::RerouteReason::Destination => "destination",
         sidestep::RerouteReason::Yield => "yield",
         sidestep::RerouteReason::Resume => "resume",
+        sidestep::RerouteReason::Detour => "detour",
     };
     let side = match reroute.side {
         Some(sidestep::Side::Left) => " left",

@@ -70,6 +70,9 @@ pub enum RerouteReason {
     Yield,
     /// From the yield spot on to the goal, once the way is clear.
     Resume,
+    /// Around agents standing with nowhere to go that no bend gets past: a path planned
+    /// around them, back to the rail or to the goal.
+    Detour,
 }
 
 /// A side of a rail, looking along it.

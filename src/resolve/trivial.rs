@@ -6,6 +6,7 @@ use glam::DVec2;
 use std::sync::Arc;
 
 use super::deadlock::DeadlockOutcome;
+use super::detour::DETOUR_SEARCHES_PER_FRAME;
 use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopCause};
 use super::rewrite::BendRequest;
 use crate::debug::{DebugSink, NoDebug};
@@ -194,6 +195,9 @@ impl World {
         if decision.yield_failed || decision.resume_goal.is_some() {
             self.yield_searches += 1;
         }
+        if decision.searched_detour {
+            self.detour_searches += 1;
+        }
         agent.waiting_on = match (decision.waiting_on, agent.waiting_on) {
             (Some(blocker), Some((was, since))) if blocker == was => Some((was, since)),
             (Some(blocker), _) => Some((blocker, now)),
@@ -229,7 +233,7 @@ impl World {
                         agent.resume_goal = decision.resume_goal;
                     }
                     RerouteReason::Resume => agent.resume_goal = None,
-                    RerouteReason::Avoid | RerouteReason::Destination => {}
+                    RerouteReason::Avoid | RerouteReason::Destination | RerouteReason::Detour => {}
                 }
                 agent.waiting_on = None;
             }
@@ -252,6 +256,8 @@ pub(super) struct Decision {
     pub checked_destination: bool,
     /// A standing agent tried to bend its rail and failed (retry later).
     pub bend_failed: bool,
+    /// A detour was searched for (it counts against the per-frame budget).
+    pub searched_detour: bool,
     /// For a yield: the goal to go on to afterwards.
     pub resume_goal: Option<DVec2>,
     /// It looked for a yield spot out of a deadlock and found none.
@@ -266,6 +272,7 @@ impl Decision {
             waiting_on: None,
             checked_destination: false,
             bend_failed: false,
+            searched_detour: false,
             resume_goal: None,
             yield_failed: false,
         }
@@ -557,6 +564,26 @@ fn decide_standing(
             Decision::with_collision(bend.into_order(), collision)
         }
         _ => {
+            // No bend gets past an agent with nowhere to go: a path around such agents.
+            let collider = &world.agents[collision.collider];
+            if !collider.wants_to_move() && world.detour_searches < DETOUR_SEARCHES_PER_FRAME {
+                decision.searched_detour = true;
+                if let Some(found) = world.checked_detour(key, candidates, samples) {
+                    let mut detour = Decision::with_collision(
+                        Order::Reroute {
+                            rail: Arc::new(found.rail),
+                            reroute: Reroute {
+                                reason: RerouteReason::Detour,
+                                via: found.rejoin,
+                                side: None,
+                            },
+                        },
+                        collision,
+                    );
+                    detour.searched_detour = true;
+                    return detour;
+                }
+            }
             decision.bend_failed = true;
             decision
         }

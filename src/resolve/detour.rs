@@ -1,0 +1,454 @@
+//! Detours: a standing agent blocked by agents with nowhere to go, whose rail no bend gets
+//! past, plans its way around them on a local grid and rejoins its rail (or reaches its goal).
+//!
+//! The navmesh planner knows only walls; agents standing at their goals are walls too for the
+//! agents still on their way (a crowd filling a room through a door). The chapter's bend goes
+//! around one collider; a row of standers needs a new path. The grid is local (a window around
+//! the agent and where it rejoins its rail), its cells half a radius, and a cell is free when its
+//! centre is on the mesh, keeps the radius from walls, and keeps the radii and margins from every
+//! agent standing with nowhere to go. A* over 8-connected cells (octile heuristic, ties broken
+//! by cell index, so the result is deterministic), then the path pulled taut (each corner
+//! dropped when the cells between its neighbours are free) and its corners rounded by quadratic
+//! Béziers (G1), then the rest of the old rail.
+
+use std::collections::BinaryHeap;
+
+use glam::DVec2;
+
+use super::order::StartVerdict;
+use super::rewrite::stays_on_mesh;
+use super::trivial::{start_verdict, Hysteresis};
+use crate::detect::SweepSample;
+use crate::rail::{Rail, RailError, RailSegment};
+use crate::world::{AgentKey, World};
+
+/// Detour searches allowed per frame in the whole world; the agents over the budget look on a
+/// later frame.
+pub(super) const DETOUR_SEARCHES_PER_FRAME: u32 = 2;
+
+/// The window reaches this many metres around the agent and the rejoining point: a small
+/// window first (cheap), then a wide one for a long row of agents.
+const WINDOW_MARGINS: [f64; 2] = [4.0, 12.0];
+
+/// The rejoining point is at most this far along the rail from the agent, metres (the goal when
+/// it is nearer).
+const REJOIN_REACH: f64 = 24.0;
+
+/// Most cells in a window; a larger window gets coarser cells.
+const MAX_CELLS: usize = 40_000;
+
+/// A detour found by [`World::detour`].
+pub(super) struct Detour {
+    /// The new rail, from the agent.
+    pub rail: Rail,
+    /// Arclength where the detour rejoins the old rail (or ends), metres.
+    pub detour_length: f64,
+    /// Where it rejoins the old rail (or the goal).
+    pub rejoin: DVec2,
+}
+
+/// The local grid: which cells are free.
+struct Grid {
+    origin: DVec2,
+    cell: f64,
+    width: usize,
+    height: usize,
+    free: Vec<bool>,
+}
+
+impl Grid {
+    fn centre(&self, index: usize) -> DVec2 {
+        let (i, j) = (index % self.width, index / self.width);
+        self.origin + DVec2::new((i as f64 + 0.5) * self.cell, (j as f64 + 0.5) * self.cell)
+    }
+
+    fn index_of(&self, p: DVec2) -> Option<usize> {
+        let q = (p - self.origin) / self.cell;
+        if q.x < 0.0 || q.y < 0.0 {
+            return None;
+        }
+        let (i, j) = (q.x as usize, q.y as usize);
+        (i < self.width && j < self.height).then_some(j * self.width + i)
+    }
+
+    /// Whether the straight segment `a → b` crosses only free cells (sampled every quarter
+    /// cell).
+    fn segment_is_free(&self, a: DVec2, b: DVec2) -> bool {
+        let count = (a.distance(b) / (0.25 * self.cell)).ceil().max(1.0) as usize;
+        (0..=count).all(|k| {
+            self.index_of(a.lerp(b, k as f64 / count as f64))
+                .is_some_and(|i| self.free[i])
+        })
+    }
+}
+
+/// An open A* node: lowest estimate first, then lowest cell index (deterministic).
+#[derive(PartialEq)]
+struct Open {
+    estimate: f64,
+    index: usize,
+}
+
+impl Eq for Open {}
+
+impl PartialOrd for Open {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Open {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .estimate
+            .total_cmp(&self.estimate)
+            .then(other.index.cmp(&self.index))
+    }
+}
+
+/// A* over the grid's free cells from `start` to `goal` (8-connected, no corner cutting past a
+/// blocked cell), as cell indices from start to goal.
+fn grid_path(grid: &Grid, start: usize, goal: usize) -> Option<Vec<usize>> {
+    let n = grid.free.len();
+    let mut cost = vec![f64::INFINITY; n];
+    let mut parent = vec![usize::MAX; n];
+    let mut heap = BinaryHeap::new();
+    let goal_at = (goal % grid.width, goal / grid.width);
+    let octile = |index: usize| {
+        let (i, j) = (index % grid.width, index / grid.width);
+        let dx = i.abs_diff(goal_at.0) as f64;
+        let dy = j.abs_diff(goal_at.1) as f64;
+        dx.max(dy) + (std::f64::consts::SQRT_2 - 1.0) * dx.min(dy)
+    };
+    cost[start] = 0.0;
+    heap.push(Open {
+        estimate: octile(start),
+        index: start,
+    });
+    while let Some(Open { estimate, index }) = heap.pop() {
+        if index == goal {
+            let mut path = vec![goal];
+            let mut at = goal;
+            while at != start {
+                at = parent[at];
+                path.push(at);
+            }
+            path.reverse();
+            return Some(path);
+        }
+        if estimate > cost[index] + octile(index) + 1e-9 {
+            continue;
+        }
+        let (i, j) = ((index % grid.width) as i64, (index / grid.width) as i64);
+        for (di, dj) in [
+            (-1, -1),
+            (0, -1),
+            (1, -1),
+            (-1, 0),
+            (1, 0),
+            (-1, 1),
+            (0, 1),
+            (1, 1),
+        ] {
+            let (ni, nj) = (i + di, j + dj);
+            if ni < 0 || nj < 0 || ni >= grid.width as i64 || nj >= grid.height as i64 {
+                continue;
+            }
+            let next = nj as usize * grid.width + ni as usize;
+            if !grid.free[next] {
+                continue;
+            }
+            if di != 0 && dj != 0 {
+                // No diagonal step between two blocked cells.
+                let side_a = j as usize * grid.width + ni as usize;
+                let side_b = nj as usize * grid.width + i as usize;
+                if !grid.free[side_a] || !grid.free[side_b] {
+                    continue;
+                }
+            }
+            let step = if di != 0 && dj != 0 {
+                std::f64::consts::SQRT_2
+            } else {
+                1.0
+            };
+            let c = cost[index] + step;
+            if c < cost[next] {
+                cost[next] = c;
+                parent[next] = index;
+                heap.push(Open {
+                    estimate: c + octile(next),
+                    index: next,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The polyline `points` with each interior corner rounded by a quadratic Bézier whose ends are
+/// cut back `round` metres (at most half of each adjoining leg): G1 everywhere.
+fn rounded(points: &[DVec2], round: f64) -> Result<Rail, RailError> {
+    if points.len() < 3 {
+        return Rail::from_points(points);
+    }
+    let mut segments = Vec::with_capacity(2 * points.len());
+    let mut at = points[0];
+    for k in 1..points.len() - 1 {
+        let (prev, corner, next) = (points[k - 1], points[k], points[k + 1]);
+        let cut_in = round.min(0.5 * prev.distance(corner));
+        let cut_out = round.min(0.5 * corner.distance(next));
+        let enter = corner + (prev - corner).normalize_or_zero() * cut_in;
+        let leave = corner + (next - corner).normalize_or_zero() * cut_out;
+        if at.distance(enter) > 1e-9 {
+            segments.push(RailSegment::line(at, enter));
+        }
+        if enter.distance(leave) > 1e-9 {
+            segments.push(RailSegment::quad(enter, corner, leave));
+        }
+        at = leave;
+    }
+    let end = points[points.len() - 1];
+    if at.distance(end) > 1e-9 {
+        segments.push(RailSegment::line(at, end));
+    }
+    Rail::new(segments)
+}
+
+impl World {
+    /// A detour for the standing agent `key` around the agents standing with nowhere to go:
+    /// from where it stands to its rail `REJOIN_REACH` on (or its goal), planned on a local
+    /// grid. `None` when no such path exists in the widest window, or the rejoining point is
+    /// taken.
+    pub(super) fn detour(&self, key: AgentKey) -> Option<Detour> {
+        WINDOW_MARGINS
+            .iter()
+            .find_map(|&margin| self.detour_within(key, margin))
+    }
+
+    /// [`World::detour`] in the window reaching `window_margin` metres around the agent and
+    /// the rejoining point.
+    fn detour_within(&self, key: AgentKey, window_margin: f64) -> Option<Detour> {
+        let agent = &self.agents[key];
+        let rail = agent.rail()?;
+        let radius = agent.desc().radius;
+        let margin = self.config().margin;
+        let mesh = self.level().navmesh();
+        let from = agent.position();
+        let s0 = agent.motion().s;
+        // Where it rejoins: the goal, or a point on the rail, plus a point a little further on
+        // so that the last corner is rounded onto the rail's direction.
+        let s_rejoin = (s0 + REJOIN_REACH).min(rail.length());
+        let rejoin = rail.position(s_rejoin);
+        let s_after = (s_rejoin + 2.0 * radius).min(rail.length());
+        let (lo, hi) = (
+            from.min(rejoin) - DVec2::splat(window_margin),
+            from.max(rejoin) + DVec2::splat(window_margin),
+        );
+        let (mesh_lo, mesh_hi) = mesh.bounds();
+        let (lo, hi) = (lo.max(mesh_lo), hi.min(mesh_hi));
+        let size = hi - lo;
+        let mut cell = 0.5 * radius;
+        while (size.x / cell).ceil() * (size.y / cell).ceil() > MAX_CELLS as f64 {
+            cell *= 1.5;
+        }
+        let (width, height) = (
+            (size.x / cell).ceil().max(1.0) as usize,
+            (size.y / cell).ceil().max(1.0) as usize,
+        );
+        // The agents standing with nowhere to go near the window, as discs to keep out of.
+        let reach = 0.5 * size.length() + self.max_radius + radius + 2.0 * margin;
+        let mut near = Vec::new();
+        self.grid.near(0.5 * (lo + hi), reach, &mut near);
+        let blockers: Vec<(DVec2, f64)> = near
+            .iter()
+            .map(|&i| self.dense[i as usize])
+            .filter(|&k| k != key)
+            .map(|k| &self.agents[k])
+            .filter(|other| !other.plan.moves())
+            .map(|other| {
+                // One standing closer than that already (agents stop near each other) keeps
+                // only what it has: the agent may move away from it, not toward it.
+                let apart = radius + other.desc().radius + 2.0 * margin;
+                let now = other.position().distance(from);
+                (other.position(), apart.min(0.99 * now))
+            })
+            .collect();
+        // It may stand closer than its radius to a wall; its own surroundings are free.
+        let own_clearance = radius.min(mesh.wall_distance(from));
+        let mut grid = Grid {
+            origin: lo,
+            cell,
+            width,
+            height,
+            free: Vec::with_capacity(width * height),
+        };
+        for index in 0..width * height {
+            let p = grid.centre(index);
+            let clearance = if p.distance(from) <= radius {
+                own_clearance
+            } else {
+                radius
+            };
+            let free = mesh.contains(p)
+                && mesh.wall_distance(p) >= clearance
+                && blockers.iter().all(|(q, d)| p.distance(*q) >= *d);
+            grid.free.push(free);
+        }
+        let start = grid.index_of(from)?;
+        grid.free[start] = true;
+        let goal = grid.index_of(rejoin)?;
+        if !grid.free[goal] {
+            return None;
+        }
+        let cells = grid_path(&grid, start, goal)?;
+        // Pulled taut: keep a corner only where the straight line past it leaves free cells.
+        let mut points = vec![from];
+        let mut k = 0;
+        while k + 1 < cells.len() {
+            let mut next = k + 1;
+            while next + 1 < cells.len()
+                && grid.segment_is_free(*points.last()?, grid.centre(cells[next + 1]))
+            {
+                next += 1;
+            }
+            points.push(grid.centre(cells[next]));
+            k = next;
+        }
+        *points.last_mut()? = rejoin;
+        if s_after > s_rejoin + 1e-6 {
+            points.push(rail.position(s_after));
+        }
+        points.dedup_by(|a, b| a.distance(*b) < 1e-6);
+        let detour = rounded(&points, radius).ok()?;
+        let detour_length = detour.length();
+        let rail = if s_after < rail.length() - 1e-6 {
+            let tail = rail.subrail(s_after, rail.length()).ok()?;
+            let mut segments = detour.segments().to_vec();
+            segments.extend_from_slice(tail.segments());
+            Rail::new(segments).ok()?
+        } else {
+            detour
+        };
+        Some(Detour {
+            rail,
+            detour_length,
+            rejoin,
+        })
+    }
+
+    /// [`World::detour`], validated as a bend is: the detour stays on the mesh with the radius
+    /// kept from walls (or the clearance the agent has now, if less), and a start along it is
+    /// clear now or once a moving agent has passed (the agent then waits on its new rail).
+    pub(super) fn checked_detour(
+        &self,
+        key: AgentKey,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<Detour> {
+        let detour = self.detour(key)?;
+        let agent = &self.agents[key];
+        let mesh = self.level().navmesh();
+        let clearance = agent
+            .desc()
+            .radius
+            .min(mesh.wall_distance(agent.position()));
+        if !stays_on_mesh(mesh, &detour.rail, detour.detour_length, clearance) {
+            return None;
+        }
+        let hysteresis = Hysteresis::resume(self.config());
+        match start_verdict(
+            self,
+            key,
+            &detour.rail,
+            0.0,
+            hysteresis,
+            candidates,
+            samples,
+        ) {
+            // Still blocked by an agent with nowhere to go: the grid's cells were too coarse.
+            StartVerdict::Blocked { blocker } if !self.agents[blocker].wants_to_move() => None,
+            // Clear, or blocked by agents that will move on: the agent takes its new rail and
+            // waits on them there (a deadlock through them is then seen and broken).
+            _ => Some(detour),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open_grid(width: usize, height: usize) -> Grid {
+        Grid {
+            origin: DVec2::ZERO,
+            cell: 1.0,
+            width,
+            height,
+            free: vec![true; width * height],
+        }
+    }
+
+    #[test]
+    fn a_star_goes_around_a_wall_of_blocked_cells_by_the_shortest_way() {
+        // A 10 × 10 grid with a wall at x = 5 from y = 0 to 7: around its top end.
+        let mut grid = open_grid(10, 10);
+        for j in 0..8 {
+            grid.free[j * 10 + 5] = false;
+        }
+        let path = grid_path(&grid, 0, 9).unwrap();
+        assert_eq!(path[0], 0);
+        assert_eq!(*path.last().unwrap(), 9);
+        assert!(path.iter().all(|&i| grid.free[i]));
+        assert!(
+            path.iter().any(|&i| i / 10 >= 8),
+            "goes over the wall's end"
+        );
+        // Steps are between neighbours, and never cut a blocked corner.
+        for w in path.windows(2) {
+            let (a, b) = ((w[0] % 10, w[0] / 10), (w[1] % 10, w[1] / 10));
+            assert!(a.0.abs_diff(b.0) <= 1 && a.1.abs_diff(b.1) <= 1);
+        }
+        // The cost is optimal: 8 up (diagonals as far as they go), over, down.
+        let cost: f64 = path
+            .windows(2)
+            .map(|w| grid.centre(w[0]).distance(grid.centre(w[1])))
+            .sum();
+        // Up from (0,0) to (4,8) with 4 diagonals and 4 straight, across to (6,8) through
+        // (5,8), down to (9,0): 4 + 4√2, 2, 5 + 3√2... any optimal path costs the same.
+        let best = 4.0 + 4.0 * 2f64.sqrt() + 2.0 + 5.0 + 3.0 * 2f64.sqrt();
+        assert!((cost - best).abs() < 1e-9, "{cost} vs {best}");
+    }
+
+    #[test]
+    fn a_star_finds_no_path_through_a_closed_wall() {
+        let mut grid = open_grid(10, 10);
+        for j in 0..10 {
+            grid.free[j * 10 + 5] = false;
+        }
+        assert!(grid_path(&grid, 0, 9).is_none());
+    }
+
+    #[test]
+    fn rounded_corners_are_g1_and_keep_the_ends() {
+        let points = [
+            DVec2::new(0.0, 0.0),
+            DVec2::new(4.0, 0.0),
+            DVec2::new(4.0, 4.0),
+            DVec2::new(8.0, 4.0),
+        ];
+        let rail = rounded(&points, 0.5).unwrap();
+        assert!(rail.start().distance(points[0]) < 1e-9);
+        assert!(rail.end().distance(points[3]) < 1e-9);
+        let mut s = 0.0;
+        for segment in rail.segments() {
+            s += segment.arclength();
+            if s < rail.length() - 1e-6 {
+                let before = rail.tangent(s - 1e-7);
+                let after = rail.tangent(s + 1e-7);
+                assert!(before.distance(after) < 1e-4, "G1 at {s}: {before} {after}");
+            }
+        }
+        // The corner is cut by at most the rounding distance.
+        assert!(rail.length() < 12.0 && rail.length() > 12.0 - 2.0 * 0.5);
+    }
+}
