@@ -157,7 +157,11 @@ impl CircleState {
             .zip(&self.goals)
             .map(|(p, g)| {
                 let to = *g - *p;
-                let v = if to.length() > 1.0 { to.normalize() } else { to };
+                let v = if to.length() > 1.0 {
+                    to.normalize()
+                } else {
+                    to
+                };
                 dodgy_2d::Vec2::new(v.x as f32, v.y as f32)
             })
             .collect()
@@ -240,7 +244,11 @@ fn bench_orca_circle(c: &mut Criterion) {
     let cases: Vec<usize> = match std::env::var("ORCA_CIRCLE_AGENTS") {
         Ok(list) => list
             .split(',')
-            .map(|n| n.trim().parse().expect("ORCA_CIRCLE_AGENTS: counts separated by commas"))
+            .map(|n| {
+                n.trim()
+                    .parse()
+                    .expect("ORCA_CIRCLE_AGENTS: counts separated by commas")
+            })
             .collect(),
         Err(_) => CASES.to_vec(),
     };
