@@ -1,24 +1,25 @@
 //! The free agents' neighbour search: a spatial hash of the agents' positions with cells sized
-//! to the neighbour distance, and the query for the k nearest within a range.
+//! to the neighbour distance, the query for every agent within a range, and the choice of the k
+//! nearest among candidates.
 //!
-//! Built once per [`crate::World::steer_all`] over every agent (free, rail and stationary), in
-//! the world's key order. Why not the world's broad-phase grid: that one spans the whole level
-//! with cells sized to the rail agents' detection ranges (a few metres), so on a large level
-//! it was rebuilt over tens of thousands of mostly empty cells every frame, and each ORCA query
-//! (15 m in the Circle example) walked dozens of them through the agents' slot map
-//! (`benches/orca_circle.rs`, docs/PERFORMANCE.md). Here cells are hashed into a table of about
-//! two buckets per agent, so building is linear in the number of agents whatever the level's
-//! size or the crowd's shape (a ring of agents around an empty centre costs no empty cells), the
-//! positions are stored bucket by bucket so a query scans contiguous memory, and a query visits
-//! rings of cells outwards and stops as soon as the next ring cannot hold anything nearer than
-//! the k-th neighbour found (RVO2's k-d tree prunes the same way).
+//! [`crate::World::steer_all`] builds it over every agent (free, rail and stationary, in the
+//! world's key order) when it makes its candidate lists, which are then reused for several
+//! frames (see `CANDIDATE_SKIN` in `free.rs`). Why not the world's broad-phase grid: that one
+//! spans the whole level with cells sized to the rail agents' detection ranges (a few metres),
+//! so on a large level it was rebuilt over tens of thousands of mostly empty cells every frame,
+//! and each ORCA query (15 m in the Circle example) walked dozens of them through the agents'
+//! slot map (`benches/orca_circle.rs`, docs/PERFORMANCE.md). Here cells are hashed into a table
+//! of about two buckets per agent, so building is linear in the number of agents whatever the
+//! level's size or the crowd's shape (a ring of agents around an empty centre costs no empty
+//! cells), and positions are stored bucket by bucket so a query scans contiguous memory.
 
 use glam::DVec2;
 
-/// Cells per neighbour distance: cells of `range / CELLS_PER_RANGE` metres. A dense crowd finds
-/// its k nearest in the 3 × 3 cells around the agent; a sparse one scans
-/// `(2 × CELLS_PER_RANGE + 1)²` cells.
-const CELLS_PER_RANGE: f64 = 2.0;
+/// Cells per neighbour distance: cells of `range / CELLS_PER_RANGE` metres; a query scans
+/// `(2 × CELLS_PER_RANGE + 1)²` cells, about `(2 + 1 / CELLS_PER_RANGE)² / π` times the disc's
+/// area. 1 (9 cells, 2.9× the disc) measured faster than 2 (25 cells, 2×) on the Circle example:
+/// a cell visit costs more than a few extra distance tests.
+const CELLS_PER_RANGE: f64 = 1.0;
 
 /// Cell coordinates are clamped to ± this, so that far-away and non-finite positions still have
 /// a cell (they are only found by their distance, which is then large or not finite).
@@ -123,8 +124,9 @@ impl NeighbourGrid {
         }
         let range_sq = range * range;
         let [cx, cy] = self.cell_of(centre);
-        // A point within `range` is at most this many cells away along each axis.
-        let reach = (range * self.inv_cell).ceil().min(MAX_CELL_COORD) as i64 + 1;
+        // A point closer than `range` is at most this many cells away along each axis
+        // (|Δx| < range, so the floors differ by less than range / cell + 1).
+        let reach = (range * self.inv_cell).ceil().min(MAX_CELL_COORD) as i64;
         let mut offer = |k: usize| {
             let d = self.points[k].distance_squared(centre);
             if d < range_sq && self.index[k] != skip {
