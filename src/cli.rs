@@ -1,5 +1,6 @@
 //! Command-line arguments and dispatch.
 
+mod bench;
 mod path;
 mod render;
 mod run;
@@ -21,6 +22,8 @@ pub struct Cli {
 enum Command {
     /// Play a scenario and print its metrics (DESIGN §6).
     Run(run::RunArgs),
+    /// Time the avoidance update alone, per frame (DESIGN §6).
+    Bench(bench::BenchArgs),
     /// Plan a rail across a level and print its segments and length.
     Path(path::PathArgs),
     /// Draw a level (and optionally planned rails) as SVG.
@@ -50,6 +53,7 @@ impl CliError {
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Path(args) => path::run(args),
         Command::Render(args) => render::run(args),
     }

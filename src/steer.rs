@@ -4,6 +4,7 @@
 
 mod free;
 mod linear_program;
+mod neighbours;
 mod orca;
 mod ttc;
 

@@ -324,6 +324,13 @@ impl Simulation {
         self.frame
     }
 
+    /// The time of the avoidance update (the world's queries and free-agent steering, not the
+    /// host's own bookkeeping) of every frame played so far, in frame order, microseconds.
+    /// Wall-clock measurements: they differ from run to run.
+    pub fn avoidance_timings_us(&self) -> &[f64] {
+        &self.timings_us
+    }
+
     /// Whether every frame has been played.
     pub fn finished(&self) -> bool {
         self.frame >= self.scenario.frames()

@@ -1,13 +1,14 @@
-//! Seeded random scenarios: `N` rail agents with start and goal points sampled over a level's
-//! navmesh so that no two starts (and no two goals) overlap (DESIGN §6, `sidestep bench`).
+//! Seeded random scenarios: `N` agents (on rails, or free-steering with ORCA or time-to-collision
+//! forces) with start and goal points sampled over a level's navmesh so that no two starts (and no
+//! two goals) overlap (DESIGN §6, `sidestep bench`).
 //!
 //! Points are drawn area-weighted over the mesh's polygons (fan-triangulated, in polygon id
 //! order) from a SplitMix64 generator, so the same level, options and seed give the same
 //! scenario on every machine. A point is kept when it is at least `radius + 0.05` m from every
 //! wall and, for a start, at least `2 × radius × 1.05` from every other start (a uniform hash
 //! grid makes that test constant-time); a goal must in addition be on the start's island, at
-//! least `min_trip` from it, apart from every other goal in the same way, and a rail must be
-//! planned to it, otherwise the pair is drawn again.
+//! least `min_trip` from it, apart from every other goal in the same way, and a rail (a corner path
+//! for free-steering agents) must be planned to it, otherwise the pair is drawn again.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use glam::DVec2;
 use super::scenario::{Mode, Scenario, ScenarioAgent};
 use crate::geometry::cross;
 use crate::level::{Level, NavMesh, PathOptions};
-use crate::world::{validate_desc, AgentDesc, AvoidanceConfig};
+use crate::world::{validate_desc, AgentDesc, AvoidanceConfig, Locomotion};
 
 /// Starts (and goals) are kept at least this factor × the sum of radii apart, so that no two
 /// agents touch at the start, even with the sweep's margin.
@@ -54,6 +55,9 @@ pub struct PlacementOptions {
     /// Simulated time of the scenario, seconds, finite and > 0 (at most ten million frames).
     /// Default 60.
     pub duration: f64,
+    /// How every agent moves: [`Mode::Rail`], [`Mode::Orca`] or [`Mode::Ttc`]
+    /// ([`Mode::Stationary`] agents have no goal and are refused). Default [`Mode::Rail`].
+    pub mode: Mode,
 }
 
 impl Default for PlacementOptions {
@@ -67,6 +71,7 @@ impl Default for PlacementOptions {
             min_trip: 5.0,
             dt: 1.0 / 30.0,
             duration: 60.0,
+            mode: Mode::Rail,
         }
     }
 }
@@ -102,11 +107,14 @@ pub enum PlacementError {
 }
 
 impl Scenario {
-    /// A scenario of `options.agents` rail agents on `level`, all departing at time 0, with
-    /// random (seeded) start and goal points: on the mesh, at least `radius + 0.05` m from
-    /// walls, starts pairwise and goals pairwise at least `2 × radius × 1.05` apart, each goal
-    /// at least `min_trip` from its start and reachable from it by a rail planned for the
-    /// radius. Default avoidance settings. Deterministic for a level, options and seed.
+    /// A scenario of `options.agents` agents of `options.mode` on `level`, all departing at
+    /// time 0, with random (seeded) start and goal points: on the mesh, at least
+    /// `radius + 0.05` m from walls, starts pairwise and goals pairwise at least
+    /// `2 × radius × 1.05` apart, each goal at least `min_trip` from its start and reachable from
+    /// it by a rail (free agents: a corner path) planned for the radius. Default avoidance
+    /// settings, with the ORCA neighbour distance scaled to the radius
+    /// ([`OrcaConfig::from_agent_radius`](crate::OrcaConfig::from_agent_radius)). Deterministic
+    /// for a level, options and seed.
     ///
     /// Fails when an option is out of range, or with [`PlacementError::Crowded`] when the
     /// agents do not fit within [`PLACEMENT_ATTEMPTS_PER_AGENT`] × `agents` point draws.
@@ -116,6 +124,11 @@ impl Scenario {
         options: &PlacementOptions,
     ) -> Result<Scenario, PlacementError> {
         let template = check_options(options)?;
+        let mut avoidance = AvoidanceConfig::default();
+        avoidance.orca = crate::steer::OrcaConfig {
+            substeps: avoidance.orca.substeps,
+            ..crate::steer::OrcaConfig::from_agent_radius(options.radius)
+        };
         let mesh = level.navmesh();
         let sampler = MeshSampler::new(mesh);
         let radius = options.radius;
@@ -154,20 +167,28 @@ impl Scenario {
                     continue;
                 }
                 // A failed plan (a pocket too narrow for the radius) draws a new pair.
-                if let Ok(rail) = mesh.plan_rail(start, goal, &path_options) {
-                    starts.insert(start);
-                    goals.insert(goal);
-                    let mut desc = template.clone();
-                    desc.position = start;
-                    agents.push(ScenarioAgent {
-                        desc,
-                        mode: Mode::Rail,
-                        goal: Some(goal),
-                        depart: 0.0,
-                        rail: Some(Arc::new(rail)),
-                        group: None,
-                    });
-                }
+                let rail = match options.mode {
+                    Mode::Rail => match mesh.plan_rail(start, goal, &path_options) {
+                        Ok(rail) => Some(Arc::new(rail)),
+                        Err(_) => break,
+                    },
+                    _ => match mesh.find_path(start, goal, &path_options) {
+                        Ok(_) => None,
+                        Err(_) => break,
+                    },
+                };
+                starts.insert(start);
+                goals.insert(goal);
+                let mut desc = template.clone();
+                desc.position = start;
+                agents.push(ScenarioAgent {
+                    desc,
+                    mode: options.mode,
+                    goal: Some(goal),
+                    depart: 0.0,
+                    rail,
+                    group: None,
+                });
                 break;
             }
         }
@@ -183,7 +204,7 @@ impl Scenario {
             dt: options.dt,
             duration: options.duration,
             seed: options.seed,
-            avoidance: AvoidanceConfig::default(),
+            avoidance,
             agents,
         })
     }
@@ -245,7 +266,18 @@ fn check_options(options: &PlacementOptions) -> Result<AgentDesc, PlacementError
     if options.duration / options.dt > 10_000_000.0 {
         return Err(invalid("duration", "more than ten million frames".into()));
     }
-    let desc = AgentDesc::with_speeds(radius, &options.speeds, preferred);
+    let mut desc = AgentDesc::with_speeds(radius, &options.speeds, preferred);
+    desc.locomotion = match options.mode {
+        Mode::Rail => Locomotion::Rail,
+        Mode::Orca => Locomotion::Orca,
+        Mode::Ttc => Locomotion::Ttc,
+        Mode::Stationary => {
+            return Err(invalid(
+                "mode",
+                "stationary agents have no goal; use rail, orca or ttc".into(),
+            ))
+        }
+    };
     validate_desc(&desc).map_err(|problem| invalid("speeds", problem))?;
     Ok(desc)
 }
@@ -488,6 +520,32 @@ mod tests {
     }
 
     #[test]
+    fn free_modes_place_free_agents_with_goals_and_no_rails() {
+        let level = plaza();
+        let rail = Scenario::random("rail", level.clone(), &options(40, 5)).unwrap();
+        for (mode, locomotion) in [
+            (Mode::Orca, crate::world::Locomotion::Orca),
+            (Mode::Ttc, crate::world::Locomotion::Ttc),
+        ] {
+            let opts = PlacementOptions {
+                mode,
+                ..options(40, 5)
+            };
+            let s = Scenario::random("free", level.clone(), &opts).unwrap();
+            assert_eq!(s.agents.len(), 40);
+            for a in &s.agents {
+                assert_eq!(a.mode, mode);
+                assert_eq!(a.desc.locomotion, locomotion);
+                assert!(a.rail.is_none());
+                assert!(a.goal.is_some());
+            }
+            // The same draws as rail agents (every pair has a rail and a corner path here).
+            assert_eq!(ends(&s), ends(&rail));
+            crate::sim::Simulation::new(&s).expect("the world takes every agent");
+        }
+    }
+
+    #[test]
     fn zero_agents_is_an_empty_scenario() {
         let s = Scenario::random("empty", plaza(), &options(0, 3)).unwrap();
         assert!(s.agents.is_empty());
@@ -524,7 +582,7 @@ mod tests {
     #[test]
     fn invalid_options_are_named() {
         let level = plaza();
-        let cases: [(&str, PlacementOptions); 5] = [
+        let cases: [(&str, PlacementOptions); 6] = [
             (
                 "radius",
                 PlacementOptions {
@@ -557,6 +615,13 @@ mod tests {
                 "dt",
                 PlacementOptions {
                     dt: 0.0,
+                    ..options(1, 0)
+                },
+            ),
+            (
+                "mode",
+                PlacementOptions {
+                    mode: Mode::Stationary,
                     ..options(1, 0)
                 },
             ),

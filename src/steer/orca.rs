@@ -409,6 +409,40 @@ impl ObstacleMap {
     }
 }
 
+impl ObstacleMap {
+    /// Whether no obstacle edge (facing `point` or not) comes within `range` metres of `point`
+    /// (`range` finite and >= 0; a non-finite point or range is never clear). A straight move of
+    /// at most `range` from a point on the navmesh then stays on it: the mesh guard of free
+    /// agents skips its raycast.
+    pub(crate) fn is_clear_within(&self, point: DVec2, range: f64) -> bool {
+        if !point.is_finite() || !range.is_finite() || range < 0.0 {
+            return false;
+        }
+        if self.vertices.is_empty() {
+            return true;
+        }
+        let range_sq = range * range;
+        let (c0, r0) = self.cell_of(point - DVec2::splat(range));
+        let (c1, r1) = self.cell_of(point + DVec2::splat(range));
+        let columns = self.columns as usize;
+        for r in r0..=r1 {
+            for c in c0..=c1 {
+                let cell = r as usize * columns + c as usize;
+                let items =
+                    &self.items[self.cell_start[cell] as usize..self.cell_start[cell + 1] as usize];
+                for &e in items {
+                    let v = &self.vertices[e as usize];
+                    let b = self.vertices[v.next as usize].point;
+                    if distance_sq_to_segment(v.point, b, point) <= range_sq {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
 /// Squared distance from `p` to segment `a b` (RVO2's `distSqPointLineSegment`).
 #[inline]
 fn distance_sq_to_segment(a: DVec2, b: DVec2, p: DVec2) -> f64 {
