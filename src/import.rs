@@ -70,6 +70,21 @@ fn default_name(path: &Path) -> String {
     }
 }
 
+/// Read a mesh file and parse it with `parse`, naming the level after the file unless the
+/// options name it.
+fn import_mesh_file(
+    path: &Path,
+    options: &MeshImportOptions,
+    parse: fn(&str, &str, &MeshImportOptions) -> Result<Level, ImportError>,
+) -> Result<Level, ImportError> {
+    let text = read_text(path)?;
+    let options = MeshImportOptions {
+        name: Some(options.name.clone().unwrap_or_else(|| default_name(path))),
+        ..options.clone()
+    };
+    parse(&text, &path.display().to_string(), &options)
+}
+
 /// The explicit-form level of an imported mesh: vertices (flipped if asked) and convex polygons
 /// (non-convex ones triangulated). A polygon that is clockwise, degenerate or self-intersecting is
 /// an error naming its line.

@@ -14,7 +14,7 @@ use glam::DVec2;
 
 use super::error::{syntax, ImportError};
 use super::tokens::Tokens;
-use super::{default_name, mesh_level, read_text, MeshImportOptions, MeshPolygon};
+use super::{import_mesh_file, mesh_level, MeshImportOptions, MeshPolygon};
 use crate::level::Level;
 
 /// Import a Menge `.nav` file as an explicit-form level.
@@ -23,12 +23,7 @@ use crate::level::Level;
 /// a file that ends early, a polygon that is clockwise or self-intersecting. Non-convex polygons
 /// are triangulated.
 pub fn import_menge(path: &Path, options: &MeshImportOptions) -> Result<Level, ImportError> {
-    let text = read_text(path)?;
-    let options = MeshImportOptions {
-        name: Some(options.name.clone().unwrap_or_else(|| default_name(path))),
-        ..options.clone()
-    };
-    menge_level_from_str(&text, &path.display().to_string(), &options)
+    import_mesh_file(path, options, menge_level_from_str)
 }
 
 /// [`import_menge`] on a text; `file` names it in errors. The level is named `options.name`, or
