@@ -1,6 +1,7 @@
 //! Command-line arguments and dispatch.
 
 mod bench;
+mod import;
 mod path;
 mod render;
 mod run;
@@ -28,6 +29,8 @@ enum Command {
     Path(path::PathArgs),
     /// Draw a level (and optionally planned rails) as SVG.
     Render(render::RenderArgs),
+    /// Convert a MovingAI map, a Menge or a Polyanya navmesh into a level (or a scenario).
+    Import(import::ImportArgs),
 }
 
 /// A failure, with the exit status it maps to.
@@ -56,6 +59,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Bench(args) => bench::run(args),
         Command::Path(args) => path::run(args),
         Command::Render(args) => render::run(args),
+        Command::Import(args) => import::run(args),
     }
 }
 

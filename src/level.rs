@@ -19,6 +19,7 @@ pub(crate) use error::json_error_message;
 pub use error::{LevelError, LevelItem, LevelProblem};
 pub use format::LevelFile;
 pub use navmesh::{BoundaryEdge, NavMesh, PolygonId};
+pub(crate) use outline::triangulate_outline;
 pub use path::{CornerVertex, Path, PathCorner, PathError, PathOptions, Turn};
 pub use raycast::{FurthestPoint, RayHit};
 pub use walls::WallHit;

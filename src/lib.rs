@@ -7,6 +7,7 @@
 mod debug;
 mod detect;
 mod geometry;
+mod import;
 #[cfg(feature = "navmesh")]
 mod interop;
 mod level;
@@ -20,6 +21,7 @@ mod world;
 
 pub use debug::{DebugLog, DebugSink, NoDebug};
 pub use detect::Collision;
+pub use import::*;
 #[cfg(feature = "navmesh")]
 pub use interop::*;
 pub use level::*;

@@ -6,12 +6,19 @@ use sidestep::{Order, Scenario, Simulation, StopCause};
 
 /// Crowd scenarios of issue 4 that do not meet the whole bar yet: not every agent arrives, and
 /// some have order flips. They must still have no collisions and no off-mesh frames.
-const NOT_YET_FINISHING: [&str; 3] = ["bottleneck", "circle-rail", "doorway-crowd"];
+///
+/// `arena-200` (issue 7, 200 agents from the MovingAI arena queries): no collisions and nothing
+/// off the mesh, but not every agent arrives in 120 s; see docs/PERFORMANCE.md, "Real levels".
+const NOT_YET_FINISHING: [&str; 4] = ["arena-200", "bottleneck", "circle-rail", "doorway-crowd"];
 
 /// Two-way streams through room for one lane and a half: every agent arrives, without flips,
 /// but the streams take turns, so the mean travel time ratio is above the 1.5 of the other
 /// fixtures (4.0 in corridor-two-way, 3.0 in doorway-two-way; see their snapshots).
 const TAKING_TURNS: [&str; 2] = ["corridor-two-way", "doorway-two-way"];
+
+/// Fixture scenarios too large to play in the test suite (minutes on a slow machine); their
+/// figures are in docs/PERFORMANCE.md, "Real levels".
+const NOT_IN_TESTS: [&str; 1] = ["tradeshow-1000"];
 
 /// Scenarios of free-steering agents only (issue 5): the reference ORCA library's examples.
 /// Their bar is the issue's: nothing off the mesh, penetration at most 5% of the radii sum,
@@ -81,6 +88,10 @@ fn summary(sim: &Simulation) -> Value {
 fn fixture_scenarios_meet_the_quality_bars() {
     let mut seen = 0;
     insta::glob!("../fixtures/scenarios", "*.json", |path| {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if NOT_IN_TESTS.contains(&stem) {
+            return;
+        }
         let sim = play(path);
         let m = sim.metrics();
         let name = m.scenario.clone();
@@ -118,8 +129,8 @@ fn fixture_scenarios_meet_the_quality_bars() {
         seen += 1;
     });
     assert!(
-        seen >= 19,
-        "expected the nineteen fixture scenarios, found {seen}"
+        seen >= 20,
+        "expected the twenty fixture scenarios played in tests, found {seen}"
     );
 }
 
