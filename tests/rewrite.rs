@@ -444,3 +444,75 @@ fn a_row_of_standers_is_passed_by_a_detour_around_its_end() {
     // The way around is clear: it starts on the next query.
     assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
 }
+
+/// An agent with nowhere to go just past the detection horizon blocks a start (the start check
+/// sweeps the reversal hold further) but not the plain sweep: the standing agent bends around
+/// it rather than waiting for it to clear, which it never would.
+#[test]
+fn a_stander_just_past_the_horizon_is_bent_around_not_waited_for() {
+    let world_with_stander_at = |x: f64| {
+        let mut world = world_on("open-field");
+        let key = world
+            .add_agent(AgentDesc {
+                position: v(5.0, 15.0),
+                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+            })
+            .unwrap();
+        world
+            .set_rail(
+                key,
+                Rail::from_points(&[v(5.0, 15.0), v(25.0, 15.0)]).unwrap(),
+            )
+            .unwrap();
+        world.set_motion(key, Motion::standing(0.0)).unwrap();
+        stander(&mut world, v(x, 15.0));
+        (world, key)
+    };
+    // The nearest stander the plain start check does not see (a 0.05 m scan).
+    let rail = Rail::from_points(&[v(5.0, 15.0), v(25.0, 15.0)]).unwrap();
+    let x = (0..200)
+        .map(|k| 6.0 + 0.05 * k as f64)
+        .find(|&x| {
+            let (mut world, key) = world_with_stander_at(x);
+            world.collision_free_start(key, &rail).unwrap() == StartVerdict::Go
+        })
+        .unwrap();
+    let (mut world, key) = world_with_stander_at(x + 0.1);
+    let order = world.query(key).unwrap();
+    let (_, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Avoid);
+}
+
+/// An agent that comes to stand on another's goal after that rail was checked (here: added
+/// later) leaves no bend around it; the waiting agent's goal moves to the nearest free spot.
+#[test]
+fn a_goal_taken_later_by_a_stander_moves_to_a_free_spot() {
+    let mut world = world_on("open-field");
+    let key = world
+        .add_agent(AgentDesc {
+            position: v(5.0, 15.0),
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            key,
+            Rail::from_points(&[v(5.0, 15.0), v(8.0, 15.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    // The goal is free (the destination check passes): it starts; the host has not moved it
+    // yet when someone comes to stand on its goal.
+    assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
+    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    stander(&mut world, v(8.2, 15.0));
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Destination);
+    assert!(
+        rail.end().distance(v(8.2, 15.0)) >= 0.9 - 1e-9,
+        "{:?}",
+        rail.end()
+    );
+    assert!(rail.end().distance(v(8.0, 15.0)) <= 12.0 * 0.4);
+}

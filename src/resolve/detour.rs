@@ -37,12 +37,14 @@ const REJOIN_REACH: f64 = 24.0;
 /// Most cells in a window; a larger window gets coarser cells.
 const MAX_CELLS: usize = 40_000;
 
+/// How far each corner is rounded, in radii, tried in turn until the rounded path keeps the
+/// clearance from walls.
+const ROUNDINGS: [f64; 3] = [1.0, 0.5, 0.2];
+
 /// A detour found by [`World::detour`].
 pub(super) struct Detour {
     /// The new rail, from the agent.
     pub rail: Rail,
-    /// Arclength where the detour rejoins the old rail (or ends), metres.
-    pub detour_length: f64,
     /// Where it rejoins the old rail (or the goal).
     pub rejoin: DVec2,
 }
@@ -273,8 +275,10 @@ impl World {
                 (other.position(), apart.min(0.99 * now))
             })
             .collect();
-        // It may stand closer than its radius to a wall; its own surroundings are free.
+        // It may stand closer than its radius to a wall, and its goal may lie closer (the
+        // rails keep exactly the radius): their surroundings ask only what they have.
         let own_clearance = radius.min(mesh.wall_distance(from));
+        let rejoin_clearance = radius.min(mesh.wall_distance(rejoin));
         let mut grid = Grid {
             origin: lo,
             cell,
@@ -284,10 +288,14 @@ impl World {
         };
         for index in 0..width * height {
             let p = grid.centre(index);
+            // A quarter cell more than the radius from walls, so the straight runs between
+            // cell centres keep the radius.
             let clearance = if p.distance(from) <= radius {
                 own_clearance
+            } else if p.distance(rejoin) <= radius {
+                rejoin_clearance - 0.25 * cell
             } else {
-                radius
+                radius + 0.25 * cell
             };
             let free = mesh.contains(p)
                 && mesh.wall_distance(p) >= clearance
@@ -298,7 +306,18 @@ impl World {
         grid.free[start] = true;
         let goal = grid.index_of(rejoin)?;
         if !grid.free[goal] {
-            return None;
+            // Taken by an agent standing there with nowhere to go: the goal moves instead (see
+            // the destination check); one waiting to go on there is waited on at the end.
+            let p = grid.centre(goal);
+            let taken_for_good = self.agents.iter().any(|(k, other)| {
+                k != key
+                    && !other.wants_to_move()
+                    && other.position().distance(p) < radius + other.desc().radius + 2.0 * margin
+            });
+            if taken_for_good || mesh.wall_distance(p) < rejoin_clearance - 0.5 * cell {
+                return None;
+            }
+            grid.free[goal] = true;
         }
         let cells = grid_path(&grid, start, goal)?;
         // Pulled taut: keep a corner only where the straight line past it leaves free cells.
@@ -319,26 +338,29 @@ impl World {
             points.push(rail.position(s_after));
         }
         points.dedup_by(|a, b| a.distance(*b) < 1e-6);
-        let detour = rounded(&points, radius).ok()?;
-        let detour_length = detour.length();
-        let rail = if s_after < rail.length() - 1e-6 {
-            let tail = rail.subrail(s_after, rail.length()).ok()?;
-            let mut segments = detour.segments().to_vec();
-            segments.extend_from_slice(tail.segments());
-            Rail::new(segments).ok()?
-        } else {
-            detour
-        };
-        Some(Detour {
-            rail,
-            detour_length,
-            rejoin,
+        // Rounded as much as the walls allow: a rounded corner cuts inside the taut path's.
+        let clearance = own_clearance;
+        ROUNDINGS.iter().find_map(|&k| {
+            let detour = rounded(&points, k * radius).ok()?;
+            let detour_length = detour.length();
+            if !stays_on_mesh(mesh, &detour, detour_length, clearance) {
+                return None;
+            }
+            let rail = if s_after < rail.length() - 1e-6 {
+                let tail = rail.subrail(s_after, rail.length()).ok()?;
+                let mut segments = detour.segments().to_vec();
+                segments.extend_from_slice(tail.segments());
+                Rail::new(segments).ok()?
+            } else {
+                detour
+            };
+            Some(Detour { rail, rejoin })
         })
     }
 
-    /// [`World::detour`], validated as a bend is: the detour stays on the mesh with the radius
-    /// kept from walls (or the clearance the agent has now, if less), and a start along it is
-    /// clear now or once a moving agent has passed (the agent then waits on its new rail).
+    /// [`World::detour`] (which keeps the radius from walls, or the clearance the agent has now
+    /// if less, as a bend does), if a start along it is clear now or once a moving agent has
+    /// passed (the agent then waits on its new rail).
     pub(super) fn checked_detour(
         &self,
         key: AgentKey,
@@ -346,15 +368,6 @@ impl World {
         samples: &mut Vec<SweepSample>,
     ) -> Option<Detour> {
         let detour = self.detour(key)?;
-        let agent = &self.agents[key];
-        let mesh = self.level().navmesh();
-        let clearance = agent
-            .desc()
-            .radius
-            .min(mesh.wall_distance(agent.position()));
-        if !stays_on_mesh(mesh, &detour.rail, detour.detour_length, clearance) {
-            return None;
-        }
         let hysteresis = Hysteresis::resume(self.config());
         match start_verdict(
             self,

@@ -143,7 +143,13 @@ impl World {
         self.ensure_grid();
         let mut candidates = std::mem::take(&mut self.scratch_candidates);
         let mut samples = std::mem::take(&mut self.scratch_samples);
-        let decision = decide(self, key, &mut candidates, &mut samples);
+        // Step 2 checks a new rail's end once: whatever the decision, it was checked.
+        let checks_destination = {
+            let agent = &self.agents[key];
+            !agent.invalid_motion && agent.rail().is_some() && !agent.destination_checked
+        };
+        let mut decision = decide(self, key, &mut candidates, &mut samples);
+        decision.checked_destination |= checks_destination;
         self.scratch_candidates = candidates;
         self.scratch_samples = samples;
         if let Some(collision) = &decision.collision {
@@ -309,22 +315,18 @@ fn decide(
     };
     let motion = agent.motion();
     let desc = agent.desc();
-    // 2. A new rail ending where another agent stands or is bound: move its end.
+    // 2. A new rail ending where another agent stands or is bound: move its end (checked once
+    //    per rail; the caller records it).
     if !agent.destination_checked {
-        let mut decision = match world.free_destination(key, rail, motion.s) {
-            Some((rail, via)) => Decision::new(Order::Reroute {
+        if let Some((rail, via)) = world.free_destination(key, rail, motion.s) {
+            return Decision::new(Order::Reroute {
                 rail: Arc::new(rail),
                 reroute: Reroute {
                     reason: RerouteReason::Destination,
                     via,
                     side: None,
                 },
-            }),
-            None => Decision::new(Order::Continue),
-        };
-        decision.checked_destination = true;
-        if matches!(decision.order, Order::Reroute { .. }) {
-            return decision;
+            });
         }
     }
     match motion.phase {
@@ -529,13 +531,16 @@ fn decide_standing(
     if world.time < agent.next_bend_time {
         return decision;
     }
+    // The collision to bend around: the detection sweep's, or else the start check's with an
+    // agent with nowhere to go (just past the horizon, it blocks the start too, and nothing
+    // would ever clear it).
     let plan = start_plan(desc, motion.s, desc.preferred_speed, 0.0);
-    let Some(collision) = detect(
-        world,
-        &Sweep::ahead(key, rail, plan, 0.0),
-        candidates,
-        samples,
-    ) else {
+    let sweep = Sweep::ahead(key, rail, plan, 0.0);
+    let Some(collision) = detect(world, &sweep, candidates, samples).or_else(|| {
+        let check = sweep.with(Hysteresis::resume(config));
+        detect(world, &check, candidates, samples)
+            .filter(|c| !world.agents[c.collider].wants_to_move())
+    }) else {
         return decision;
     };
     // Bend around an agent with nowhere to go, or one that comes (or wants to go) straight at
@@ -546,6 +551,27 @@ fn decide_standing(
         && collider.direction().dot(agent.direction()) < -OPPOSING_DEGREES.to_radians().cos();
     if collider.wants_to_move() && !head_on {
         return decision;
+    }
+    // An agent with nowhere to go stands on its goal (it came after the rail was checked, or
+    // was pushed there): the end moves to the nearest free spot.
+    let collider = &world.agents[collision.collider];
+    if !collider.wants_to_move() {
+        let taken = desc.radius + collider.desc().radius + 2.0 * config.margin;
+        if collider.position().distance(rail.end()) < taken {
+            if let Some((rail, via)) = world.free_destination(key, rail, motion.s) {
+                return Decision::with_collision(
+                    Order::Reroute {
+                        rail: Arc::new(rail),
+                        reroute: Reroute {
+                            reason: RerouteReason::Destination,
+                            via,
+                            side: None,
+                        },
+                    },
+                    collision,
+                );
+            }
+        }
     }
     let only = agent
         .last_reroute
@@ -564,8 +590,8 @@ fn decide_standing(
             Decision::with_collision(bend.into_order(), collision)
         }
         _ => {
-            // No bend gets past an agent with nowhere to go: a path around such agents.
             let collider = &world.agents[collision.collider];
+            // No bend gets past an agent with nowhere to go: a path around such agents.
             if !collider.wants_to_move() && world.detour_searches < DETOUR_SEARCHES_PER_FRAME {
                 decision.searched_detour = true;
                 if let Some(found) = world.checked_detour(key, candidates, samples) {
