@@ -4,6 +4,7 @@ mod agent;
 mod config;
 mod error;
 mod grid;
+mod memory;
 
 pub use agent::{
     AgentDesc, AgentKey, Gait, Locomotion, Motion, Phase, StartTransition, DEFAULT_DECELERATION,
@@ -11,6 +12,7 @@ pub use agent::{
 };
 pub use config::AvoidanceConfig;
 pub use error::WorldError;
+pub use memory::WorldMemory;
 
 use std::sync::Arc;
 

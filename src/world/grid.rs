@@ -76,6 +76,12 @@ impl AgentGrid {
         self.start[0] = 0;
     }
 
+    /// Bytes allocated by its buffers.
+    pub fn heap_bytes(&self) -> usize {
+        (self.start.capacity() + self.items.capacity() + self.cell_of.capacity())
+            * std::mem::size_of::<u32>()
+    }
+
     fn coords(&self, p: DVec2) -> (usize, usize) {
         let q = (p - self.origin) / self.cell;
         let x = if q.x.is_finite() {
