@@ -76,8 +76,12 @@ fn setup(level_name: &str, agents: usize) -> Setup {
         seed: 1,
         ..PlacementOptions::default()
     };
-    let scenario = Scenario::random(&format!("{level_name}-{agents}"), level(level_name), &options)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let scenario = Scenario::random(
+        &format!("{level_name}-{agents}"),
+        level(level_name),
+        &options,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(&scenario).expect("the world takes every agent");
     for _ in 0..WARM_UP_FRAMES {
         sim.step();

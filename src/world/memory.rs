@@ -46,6 +46,10 @@ impl World {
         bytes += self.grid.heap_bytes();
         bytes += self.scratch_candidates.capacity() * size_of::<u32>();
         bytes += self.scratch_samples.capacity() * size_of::<crate::detect::SweepSample>();
+        #[cfg(feature = "parallel")]
+        {
+            bytes += self.speculation.heap_bytes();
+        }
         WorldMemory {
             agents: self.agents.len(),
             bytes,

@@ -114,11 +114,15 @@ mod tests {
 
     #[test]
     fn candidates_give_the_ring_search_answer_bit_for_bit() {
-        for name in ["city-small", "plaza", "doorway", "arena", "tradeshow", "pillar-hall"] {
-            let path = format!(
-                "{}/fixtures/levels/{name}.json",
-                env!("CARGO_MANIFEST_DIR")
-            );
+        for name in [
+            "city-small",
+            "plaza",
+            "doorway",
+            "arena",
+            "tradeshow",
+            "pillar-hall",
+        ] {
+            let path = format!("{}/fixtures/levels/{name}.json", env!("CARGO_MANIFEST_DIR"));
             let level = Level::load(&path).unwrap();
             let mesh = level.navmesh();
             let (lo, hi) = mesh.bounds();
