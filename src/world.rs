@@ -23,7 +23,9 @@ use crate::detect::{Collision, MotionPlan, SweepSample, Trajectory};
 use crate::level::{Level, PathOptions};
 use crate::rail::Rail;
 use crate::resolve::{OrderKind, Side};
-pub(crate) use grid::{AgentGrid, CellRect};
+pub(crate) use grid::AgentGrid;
+#[cfg(feature = "parallel")]
+pub(crate) use grid::CellRect;
 
 /// Slack (metres of arclength) allowed when the host reports a distance just past either end
 /// of the rail; it is clamped.

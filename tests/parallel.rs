@@ -87,7 +87,7 @@ fn same_orders_with_and_without(level: &str, agents: usize, frames: usize) {
     let mut worlds = Vec::new();
     let mut hosts = Vec::new();
     for parallel in [false, true] {
-        let mut world = World::new(scenario.level.clone(), scenario.avoidance.clone()).unwrap();
+        let mut world = World::new(scenario.level.clone(), scenario.avoidance).unwrap();
         world.set_parallel_detection(parallel);
         hosts.push(Host::new(&mut world, &scenario));
         worlds.push(world);

@@ -128,16 +128,19 @@ impl AgentGrid {
     }
 
     /// Number of cells.
+    #[cfg(feature = "parallel")]
     pub fn cell_count(&self) -> usize {
         self.columns * self.rows
     }
 
     /// Columns per row.
+    #[cfg(feature = "parallel")]
     pub fn columns(&self) -> usize {
         self.columns
     }
 
     /// The cell of agent `index` (as given to the last rebuild), row-major.
+    #[cfg(feature = "parallel")]
     pub fn cell_of(&self, index: usize) -> Option<usize> {
         self.cell_of.get(index).map(|&c| c as usize)
     }
