@@ -2,9 +2,8 @@
 //! rayon's pool gives the same orders, bit for bit, as the sequential queries, frame after frame
 //! in crowded random scenarios (a minimal host applies the orders to both worlds alike).
 //!
-//! The fixture scenarios are covered too: `cargo test --all-features` plays them with the
-//! feature on against the snapshots (metrics and the whole order log) recorded without it
-//! (`tests/scenarios.rs`).
+//! (The fixture scenarios have fewer than 256 agents, below which `query_all` stays sequential,
+//! so their snapshots do not exercise the feature; these two scenarios do.)
 #![cfg(feature = "parallel")]
 
 use std::sync::Arc;
