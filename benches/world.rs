@@ -1,15 +1,19 @@
-//! The per-frame avoidance update on the `plaza` fixture (60 m × 60 m, 28 obstacles) with 30,
-//! 300 and 3,000 rail agents placed by [`Scenario::random`] (seed 1): after 60 simulated frames
-//! (2 s), one frame of `World::begin_frame` + `World::set_motion` for every agent +
-//! `World::query_all`, on a clone of the simulation's world (the clone is not timed). Criterion
-//! reports the time per frame; its throughput line gives agents per second.
+//! The per-frame avoidance update of rail agents placed by [`Scenario::random`] (seed 1, radius
+//! 0.4 m, speeds 0.8 / 1.4 / 2.6 m/s, all departing at once): after 60 simulated frames (2 s),
+//! one frame of `World::begin_frame` + `World::set_motion` for every agent + `World::query_all`,
+//! on a clone of the simulation's world (the clone is not timed). Criterion reports the time per
+//! frame; its throughput line gives agents per second.
 //!
-//! 30 and 300 agents have radius 0.4 m. 3,000 agents of radius 0.4 m do not fit on plaza with
-//! the placement's spacing (2 × radius × 1.05 between starts, radius + 0.05 m from walls) within
-//! its attempt budget (about 2,870 do), so that case uses radius 0.3 m (speeds and everything
-//! else unchanged). At that density no agent finds a collision-free start (there is no
-//! rerouting yet), so the 3,000 frame is every agent standing and checking its start, not
-//! agents walking; the bench prints the agents' states after the warm-up for each case.
+//! Cases (`world_update/<level>/<agents>`):
+//! - `plaza/300`, `plaza/1000`: the 60 m × 60 m plaza (3,459 m² walkable), 0.09 and 0.29 agents
+//!   per walkable m²;
+//! - `city-small/1000`, `city/10000`: the street grids of `tools/make_city_levels.py`, 4,000 and
+//!   40,000 m² walkable, both at 0.25 agents per walkable m² (the scaling check: ns per agent at
+//!   10,000 against 1,000 at the same density).
+//!
+//! A case is set up (placement, warm-up) only when criterion's filter selects it, e.g.
+//! `cargo bench --bench world -- world_update/city/` runs the 10,000-agent case alone. The bench
+//! prints the agents' states after the warm-up and the world's memory per agent for each case.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -17,23 +21,24 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use sidestep::{
-    HostAgent, HostPhase, Level, Motion, Phase, PlacementOptions, Scenario, Simulation,
+    AgentKey, HostAgent, HostPhase, Level, Motion, Phase, PlacementOptions, Scenario, Simulation,
+    World,
 };
 
 /// Frames played before measuring, so that agents are moving.
 const WARM_UP_FRAMES: usize = 60;
 
-/// (agents, radius in metres).
-const CASES: [(usize, f64); 3] = [(30, 0.4), (300, 0.4), (3_000, 0.3)];
+/// (level, agents).
+const CASES: [(&str, usize); 4] = [
+    ("plaza", 300),
+    ("plaza", 1_000),
+    ("city-small", 1_000),
+    ("city", 10_000),
+];
 
-fn plaza() -> Arc<Level> {
-    Arc::new(
-        Level::load(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/levels/plaza.json"
-        ))
-        .expect("plaza loads"),
-    )
+fn level(name: &str) -> Arc<Level> {
+    let path = format!("{}/fixtures/levels/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    Arc::new(Level::load(&path).unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// The motion report the built-in host would give for this agent next frame.
@@ -58,55 +63,78 @@ fn motion_of(a: &HostAgent) -> Motion {
     }
 }
 
+/// A world after the warm-up and the motion reports of its next frame.
+struct Setup {
+    world: World,
+    reports: Vec<(AgentKey, Motion)>,
+    dt: f64,
+}
+
+fn setup(level_name: &str, agents: usize) -> Setup {
+    let options = PlacementOptions {
+        agents,
+        seed: 1,
+        ..PlacementOptions::default()
+    };
+    let scenario = Scenario::random(
+        &format!("{level_name}-{agents}"),
+        level(level_name),
+        &options,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(&scenario).expect("the world takes every agent");
+    for _ in 0..WARM_UP_FRAMES {
+        sim.step();
+    }
+    // What the measured frame is made of (moving agents sweep; waiting ones check a start).
+    let mut states = std::collections::BTreeMap::new();
+    for a in sim.agents() {
+        *states.entry(a.state().name()).or_insert(0usize) += 1;
+    }
+    let memory = sim.world().memory();
+    eprintln!(
+        "{level_name}/{agents} after {WARM_UP_FRAMES} frames: {states:?}; world memory {} B \
+         = {:.0} B per agent (rails excluded)",
+        memory.bytes,
+        memory.bytes_per_agent()
+    );
+    let reports = sim
+        .agents()
+        .iter()
+        .filter(|a| a.departed)
+        .map(|a| (a.key, motion_of(a)))
+        .collect();
+    Setup {
+        world: sim.world().clone(),
+        reports,
+        dt: scenario.dt,
+    }
+}
+
 fn bench_world_update(c: &mut Criterion) {
-    let level = plaza();
     let mut group = c.benchmark_group("world_update");
     group
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(4));
-    for (agents, radius) in CASES {
-        let options = PlacementOptions {
-            agents,
-            radius,
-            seed: 1,
-            ..PlacementOptions::default()
-        };
-        let scenario = Scenario::random(&format!("plaza-{agents}"), level.clone(), &options)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let mut sim = Simulation::new(&scenario).expect("the world takes every agent");
-        for _ in 0..WARM_UP_FRAMES {
-            sim.step();
-        }
-        // What the measured frame is made of (moving agents sweep; waiting ones check a start).
-        let mut states = std::collections::BTreeMap::new();
-        for a in sim.agents() {
-            *states.entry(a.state().name()).or_insert(0usize) += 1;
-        }
-        eprintln!("plaza/{agents} (radius {radius} m) after {WARM_UP_FRAMES} frames: {states:?}");
-        let dt = scenario.dt;
-        let reports: Vec<_> = sim
-            .agents()
-            .iter()
-            .filter(|a| a.departed)
-            .map(|a| (a.key, motion_of(a)))
-            .collect();
-        let world = sim.world().clone();
+    for (level_name, agents) in CASES {
+        let mut state: Option<Setup> = None;
         let mut orders = Vec::with_capacity(agents);
         group.throughput(Throughput::Elements(agents as u64));
-        group.bench_with_input(BenchmarkId::new("plaza", agents), &reports, |b, reports| {
+        group.bench_function(BenchmarkId::new(level_name, agents), |b| {
+            let s = state.get_or_insert_with(|| setup(level_name, agents));
             b.iter_batched(
-                || world.clone(),
+                || s.world.clone(),
                 |mut world| {
-                    world.begin_frame(dt);
-                    for &(key, motion) in reports {
+                    world.begin_frame(s.dt);
+                    for &(key, motion) in &s.reports {
                         let _ = world.set_motion(key, motion);
                     }
                     world.query_all(&mut orders);
                     black_box(orders.len());
                     world
                 },
-                BatchSize::SmallInput,
+                BatchSize::PerIteration,
             )
         });
     }

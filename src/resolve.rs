@@ -5,9 +5,13 @@ mod destination;
 mod detour;
 mod order;
 mod rewrite;
+#[cfg(feature = "parallel")]
+mod speculate;
 mod trivial;
 
 pub use order::{
     Occupancy, Order, OrderKind, Reroute, RerouteReason, Side, StartVerdict, StopCause,
 };
+#[cfg(feature = "parallel")]
+pub(crate) use speculate::Speculation;
 pub(crate) use trivial::{start_verdict, Hysteresis};

@@ -4,6 +4,7 @@ mod agent;
 mod config;
 mod error;
 mod grid;
+mod memory;
 
 pub use agent::{
     AgentDesc, AgentKey, Gait, Locomotion, Motion, Phase, StartTransition, DEFAULT_DECELERATION,
@@ -11,6 +12,7 @@ pub use agent::{
 };
 pub use config::AvoidanceConfig;
 pub use error::WorldError;
+pub use memory::WorldMemory;
 
 use std::sync::Arc;
 
@@ -21,7 +23,9 @@ use crate::detect::{Collision, MotionPlan, SweepSample, Trajectory};
 use crate::level::{Level, PathOptions};
 use crate::rail::Rail;
 use crate::resolve::{OrderKind, Side};
-use grid::AgentGrid;
+pub(crate) use grid::AgentGrid;
+#[cfg(feature = "parallel")]
+pub(crate) use grid::CellRect;
 
 /// Slack (metres of arclength) allowed when the host reports a distance just past either end
 /// of the rail; it is clamped.
@@ -70,7 +74,9 @@ impl Agent {
     /// straight line at its velocity (a free agent), or standing.
     pub(crate) fn trajectory(&self) -> Trajectory<'_> {
         match (&self.rail, &self.free) {
-            (Some(rail), _) => Trajectory::on_rail(rail, self.plan),
+            // Its position is `rail.sample(plan.s).position` (see `World::refresh`), which is
+            // `rail.position(plan.s)` bit for bit.
+            (Some(rail), _) => Trajectory::on_rail_at(rail, self.plan, self.position),
             (None, Some(free)) => Trajectory::linear(self.position, free.velocity),
             (None, None) => Trajectory::fixed(self.position),
         }
@@ -179,6 +185,9 @@ pub struct World {
     /// Wall obstacles for the free agents' solvers, built with the first free agent.
     pub(crate) obstacles: Option<Arc<crate::steer::ObstacleMap>>,
     pub(crate) steer_scratch: crate::steer::SteerScratch,
+    /// Detection computed ahead, in parallel, for the frame's `query_all` (feature `parallel`).
+    #[cfg(feature = "parallel")]
+    pub(crate) speculation: crate::resolve::Speculation,
 }
 
 impl World {
@@ -203,6 +212,8 @@ impl World {
             detour_searches: 0,
             obstacles: None,
             steer_scratch: Default::default(),
+            #[cfg(feature = "parallel")]
+            speculation: Default::default(),
         })
     }
 

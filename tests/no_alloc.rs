@@ -1,5 +1,9 @@
 //! A steady-state frame of the avoidance update allocates nothing (DESIGN §4): a counting
-//! global allocator around `begin_frame` + `set_motion` + `query_all`.
+//! global allocator around `begin_frame` + `set_motion` + `query_all`. The world's lazily built
+//! state (the level's nearest-wall candidate grid, the sweep buffers, with the feature
+//! `parallel` the answers computed ahead) is built during the warm-up. With `parallel` and 256
+//! agents or more, rayon's job queue may allocate a block now and then (not in this 16-agent
+//! scenario, which stays sequential).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -90,6 +90,17 @@ impl<'a> Trajectory<'a> {
         }
     }
 
+    /// [`Trajectory::on_rail`] for an agent whose position now, `rail.position(plan.s)`, is
+    /// known already (the world keeps it): saves a binary search per collider and sweep.
+    pub fn on_rail_at(rail: &'a Rail, plan: MotionPlan, position: DVec2) -> Trajectory<'a> {
+        Trajectory {
+            plan,
+            cursor: Some(rail.cursor()),
+            position,
+            velocity: DVec2::ZERO,
+        }
+    }
+
     /// An agent standing at `position`.
     pub fn fixed(position: DVec2) -> Trajectory<'a> {
         Trajectory::linear(position, DVec2::ZERO)

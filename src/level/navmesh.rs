@@ -55,6 +55,8 @@ pub struct NavMesh {
     pub(crate) max: DVec2,
     pub(crate) polygon_grid: Grid,
     pub(crate) wall_grid: Grid,
+    /// The nearest-wall candidate grid, built on the first nearest-wall query.
+    pub(crate) wall_candidates: std::sync::OnceLock<super::walls::WallCandidates>,
     /// Aligned with `corners`: for a portal, the largest wall clearance of any point on it
     /// (metres) and the portal parameter (0 at the edge's first corner) where it is reached;
     /// `(0, 0)` for walls. An agent of radius `r` can cross the portal only if `r <= clearance`.
@@ -181,6 +183,7 @@ impl NavMesh {
             max,
             polygon_grid,
             wall_grid,
+            wall_candidates: std::sync::OnceLock::new(),
             portal_clearance: Vec::new(),
         };
         mesh.portal_clearance = mesh.compute_portal_clearance();

@@ -1,6 +1,10 @@
 //! Nearest-wall queries through the wall grid: the closest boundary edge to a point with its
 //! tangent and outward normal, and clamping a point onto the mesh.
 
+mod candidates;
+
+pub(crate) use candidates::WallCandidates;
+
 use glam::DVec2;
 
 use super::navmesh::{NavMesh, PolygonId};
@@ -33,6 +37,67 @@ impl NavMesh {
         if !point.is_finite() || self.walls.is_empty() || max_distance.is_nan() {
             return None;
         }
+        // Inside the bounding box, the candidate grid's few walls (built on first use); outside,
+        // the ring search. Both give the same answer.
+        let candidates = self
+            .wall_candidates
+            .get_or_init(|| WallCandidates::build(self));
+        let (distance, w, q) = match candidates.of(point) {
+            Some(walls) => self.nearest_of(point, walls)?,
+            None => self.nearest_wall_by_rings(point, max_distance)?,
+        };
+        if distance > max_distance {
+            return None;
+        }
+        let [a, b, p] = self.walls[w as usize];
+        let (start, end) = (self.vertices[a as usize], self.vertices[b as usize]);
+        let tangent = (end - start).normalize_or_zero();
+        Some(WallHit {
+            start,
+            end,
+            point: q,
+            distance,
+            tangent,
+            outward_normal: DVec2::new(tangent.y, -tangent.x),
+            polygon: PolygonId(p),
+        })
+    }
+
+    /// The nearest of `walls` to `point`: distance, wall index (the lower on ties) and closest
+    /// point; `None` for no walls.
+    #[inline]
+    fn nearest_of(&self, point: DVec2, walls: &[u32]) -> Option<(f64, u32, DVec2)> {
+        let mut best: Option<(f64, u32, DVec2)> = None;
+        for &w in walls {
+            let (a, b) = self.wall_ends(w);
+            let (q, _) = closest_on_segment(point, a, b);
+            let d = q.distance(point);
+            let better = match best {
+                None => true,
+                Some((bd, bw, _)) => d < bd || (d == bd && w < bw),
+            };
+            if better {
+                best = Some((d, w, q));
+            }
+        }
+        best
+    }
+
+    /// The two ends of wall `w`.
+    #[inline]
+    pub(crate) fn wall_ends(&self, w: u32) -> (DVec2, DVec2) {
+        let [a, b, _] = self.walls[w as usize];
+        (self.vertices[a as usize], self.vertices[b as usize])
+    }
+
+    /// The nearest wall within `max_distance` by searching rings of wall-grid cells around the
+    /// point's cell (clamped onto the grid): distance, wall index (the lower on ties) and
+    /// closest point. The point must be finite and the mesh have walls.
+    pub(crate) fn nearest_wall_by_rings(
+        &self,
+        point: DVec2,
+        max_distance: f64,
+    ) -> Option<(f64, u32, DVec2)> {
         let grid = &self.wall_grid;
         let (columns, rows) = grid.dimensions();
         let (c0, r0) = grid.clamped_cell(point);
@@ -82,22 +147,7 @@ impl NavMesh {
                 }
             }
         }
-        let (distance, w, q) = best?;
-        if distance > max_distance {
-            return None;
-        }
-        let [a, b, p] = self.walls[w as usize];
-        let (start, end) = (self.vertices[a as usize], self.vertices[b as usize]);
-        let tangent = (end - start).normalize_or_zero();
-        Some(WallHit {
-            start,
-            end,
-            point: q,
-            distance,
-            tangent,
-            outward_normal: DVec2::new(tangent.y, -tangent.x),
-            polygon: PolygonId(p),
-        })
+        best
     }
 
     /// Append to `out` every wall (index into the wall list) that may come within `reach` metres

@@ -157,6 +157,10 @@ impl World {
         }
         sink.order(key, &decision.order);
         self.apply(key, &decision);
+        #[cfg(feature = "parallel")]
+        if !matches!(decision.order, Order::Continue | Order::Wait { .. }) {
+            self.speculation.note_change(&self.grid, key);
+        }
         Ok(decision.order)
     }
 
@@ -174,12 +178,21 @@ impl World {
     ) {
         orders.clear();
         self.ensure_grid();
+        // With the feature `parallel`, every agent's first sweep is computed ahead on all
+        // cores; the queries below use an answer only where it is still theirs, so the orders
+        // are the sequential ones bit for bit (`src/resolve/speculate.rs`).
+        #[cfg(feature = "parallel")]
+        self.speculate();
         for i in 0..self.dense.len() {
             let key = self.dense[i];
+            #[cfg(feature = "parallel")]
+            self.speculation.set_current(i, key);
             if let Ok(order) = self.query_with(key, sink) {
                 orders.push((key, order));
             }
         }
+        #[cfg(feature = "parallel")]
+        self.end_speculation();
     }
 
     /// Apply a decision to the world's copy of the agent.
@@ -754,19 +767,35 @@ pub(crate) fn detect(
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
 ) -> Option<Collision> {
+    #[cfg(feature = "parallel")]
+    if let Some(found) = world.speculation.lookup(world, sweep) {
+        return found;
+    }
+    detect_fresh(world, sweep, candidates, samples).0
+}
+
+/// [`detect`] computed afresh, with the square (centre, half-side in metres) of the broad-phase
+/// query whose agents it looked at (`None` when it looked at none).
+pub(crate) fn detect_fresh(
+    world: &World,
+    sweep: &Sweep<'_>,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> (Option<Collision>, Option<(DVec2, f64)>) {
     let config = world.config();
     let agent = &world.agents[sweep.key];
     let desc = agent.desc();
     let plan = sweep.plan;
     if !plan.moves() {
-        return None;
+        return (None, None);
     }
     let mut duration = plan.still + plan.transition_time + config.horizon + sweep.extra_time;
     if plan.speed > 0.0 {
         duration += desc.stop_distance(plan.speed) / plan.speed;
     }
-    let mut trajectory = Trajectory::on_rail(sweep.rail, plan);
     let origin = sweep.rail.sample(plan.s);
+    // `origin.position` is `rail.position(plan.s)` bit for bit: no second lookup.
+    let mut trajectory = Trajectory::on_rail_at(sweep.rail, plan, origin.position);
     let range = (plan.s_at(duration) - plan.s).max(0.0);
     sample_agent(&mut trajectory, desc.radius, duration, samples);
     let grow = 1.0 + sweep.inflation;
@@ -774,7 +803,8 @@ pub(crate) fn detect(
     let reach =
         range + world.max_speed * duration + world.max_radius + desc.radius + 2.0 * config.margin;
     candidates.clear();
-    world.grid.near(origin.position, reach * grow, candidates);
+    let square = (origin.position, reach * grow);
+    world.grid.near(square.0, square.1, candidates);
     let mut best: Option<(crate::detect::PairContact, AgentKey)> = None;
     for &i in candidates.iter() {
         let other_key = world.dense[i as usize];
@@ -809,12 +839,14 @@ pub(crate) fn detect(
             }
         }
     }
-    let (contact, collider) = best?;
+    let Some((contact, collider)) = best else {
+        return (None, Some(square));
+    };
     let direction = sweep.rail.sample(contact.agent_s).tangent;
     let to = contact.collider_position - contact.agent_position;
     let head_on = to.length() > 0.0
         && direction.dot(to) >= to.length() * config.head_on_degrees.to_radians().cos();
-    Some(Collision {
+    let collision = Collision {
         collider,
         time: contact.time,
         s: contact.agent_s,
@@ -823,7 +855,8 @@ pub(crate) fn detect(
         head_on,
         overlap: contact.overlap,
         avoid_direction: avoid_direction(direction, to, contact.collider_velocity),
-    })
+    };
+    (Some(collision), Some(square))
 }
 
 /// The unit vector orthogonal to `direction` pointing away from where the collider is heading

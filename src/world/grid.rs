@@ -6,6 +6,15 @@ use glam::DVec2;
 /// its cells grow instead.
 const MAX_CELLS_PER_AGENT: usize = 4;
 
+/// A rectangle of grid cells, inclusive: columns `x0..=x1`, rows `y0..=y1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellRect {
+    pub x0: usize,
+    pub y0: usize,
+    pub x1: usize,
+    pub y1: usize,
+}
+
 /// Agents bucketed by cell, in compressed rows: the agents of cell `c` are
 /// `items[start[c]..start[c + 1]]`, in increasing index order (so iteration is deterministic).
 #[derive(Clone, Debug, Default)]
@@ -76,6 +85,12 @@ impl AgentGrid {
         self.start[0] = 0;
     }
 
+    /// Bytes allocated by its buffers.
+    pub fn heap_bytes(&self) -> usize {
+        (self.start.capacity() + self.items.capacity() + self.cell_of.capacity())
+            * std::mem::size_of::<u32>()
+    }
+
     fn coords(&self, p: DVec2) -> (usize, usize) {
         let q = (p - self.origin) / self.cell;
         let x = if q.x.is_finite() {
@@ -96,11 +111,11 @@ impl AgentGrid {
         y * self.columns + x
     }
 
-    /// Append to `out` every agent whose cell meets the square of half-side `reach` around
-    /// `centre`, in row-major cell order then index order.
-    pub fn near(&self, centre: DVec2, reach: f64, out: &mut Vec<u32>) {
+    /// The cells (first and last column, first and last row) that the square of half-side
+    /// `reach` around `centre` meets; `None` for an empty grid.
+    pub fn cells_near(&self, centre: DVec2, reach: f64) -> Option<CellRect> {
         if self.columns == 0 {
-            return;
+            return None;
         }
         let reach = if reach.is_finite() {
             reach.max(0.0)
@@ -109,6 +124,33 @@ impl AgentGrid {
         };
         let (x0, y0) = self.coords(centre - DVec2::splat(reach));
         let (x1, y1) = self.coords(centre + DVec2::splat(reach));
+        Some(CellRect { x0, y0, x1, y1 })
+    }
+
+    /// Number of cells.
+    #[cfg(feature = "parallel")]
+    pub fn cell_count(&self) -> usize {
+        self.columns * self.rows
+    }
+
+    /// Columns per row.
+    #[cfg(feature = "parallel")]
+    pub fn columns(&self) -> usize {
+        self.columns
+    }
+
+    /// The cell of agent `index` (as given to the last rebuild), row-major.
+    #[cfg(feature = "parallel")]
+    pub fn cell_of(&self, index: usize) -> Option<usize> {
+        self.cell_of.get(index).map(|&c| c as usize)
+    }
+
+    /// Append to `out` every agent whose cell meets the square of half-side `reach` around
+    /// `centre`, in row-major cell order then index order.
+    pub fn near(&self, centre: DVec2, reach: f64, out: &mut Vec<u32>) {
+        let Some(CellRect { x0, y0, x1, y1 }) = self.cells_near(centre, reach) else {
+            return;
+        };
         for y in y0..=y1 {
             let row = y * self.columns;
             let a = self.start[row + x0] as usize;

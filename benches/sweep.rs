@@ -1,0 +1,76 @@
+//! The sweep of one rail agent against k colliders: `World::query` of an agent walking a
+//! straight rail at 1.4 m/s on `open-field`, with k agents walking the same way at the same
+//! speed on parallel lanes ahead of it (1.2 m apart sideways, 1 m apart along a lane), all
+//! inside its detection range and none on a collision course, so every one is swept over the
+//! whole horizon (the worst case per collider). The query repeats on the same world (it orders
+//! nothing, so the world does not change); criterion's throughput line counts colliders.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use sidestep::{AgentDesc, AvoidanceConfig, DVec2, Level, Motion, Rail, World};
+
+/// Colliders per case.
+const COLLIDERS: [usize; 5] = [0, 1, 4, 16, 32];
+
+/// Lateral offsets of the lanes from the agent's line, metres.
+const LANES: [f64; 6] = [1.2, -1.2, 2.4, -2.4, 3.6, -3.6];
+
+fn world_with(k: usize) -> (World, sidestep::AgentKey) {
+    let level = Arc::new(
+        Level::load(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/levels/open-field.json"
+        ))
+        .expect("open-field loads"),
+    );
+    let mut world = World::new(level, AvoidanceConfig::default()).expect("default config");
+    let y = 15.0;
+    let mut walkers = vec![(DVec2::new(3.0, y), DVec2::new(27.0, y))];
+    for i in 0..k {
+        let lane = LANES[i % LANES.len()];
+        let ahead = 0.5 + (i / LANES.len()) as f64;
+        let start = DVec2::new(3.0 + ahead, y + lane);
+        walkers.push((start, DVec2::new(27.0, y + lane)));
+    }
+    let mut keys = Vec::new();
+    for (start, goal) in walkers {
+        let key = world
+            .add_agent(AgentDesc {
+                position: start,
+                ..AgentDesc::default()
+            })
+            .expect("agents do not overlap");
+        let rail = Rail::from_points(&[start, goal]).expect("straight rail");
+        world.set_rail(key, rail).expect("on the mesh");
+        keys.push(key);
+    }
+    world.begin_frame(1.0 / 30.0);
+    for &key in &keys {
+        world
+            .set_motion(key, Motion::moving(0.0, 1.4))
+            .expect("valid motion");
+    }
+    (world, keys[0])
+}
+
+fn bench_sweep(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sweep");
+    for k in COLLIDERS {
+        let (mut world, key) = world_with(k);
+        let first = world.query(key).expect("known agent");
+        assert!(
+            matches!(first, sidestep::Order::Continue),
+            "the agent must see no collision: {first:?}"
+        );
+        group.throughput(Throughput::Elements(k.max(1) as u64));
+        group.bench_function(BenchmarkId::new("one_agent_against", k), |b| {
+            b.iter(|| black_box(world.query(key).expect("known agent")))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_sweep);
+criterion_main!(benches);
