@@ -61,6 +61,12 @@ pub struct Agent {
     pub(crate) cannot_yield_until: f64,
     /// Set when it yields out of a deadlock: the goal it goes on to from the yield spot.
     pub(crate) resume_goal: Option<DVec2>,
+    /// An agent with nowhere to go asked to make way: the agent waiting on it that no bend or
+    /// detour gets past.
+    pub(crate) make_way_for: Option<AgentKey>,
+    /// It stepped aside for this agent, at this time (world clock, seconds): it goes back once
+    /// that agent's way no longer passes its spot.
+    pub(crate) made_way_for: Option<(AgentKey, f64)>,
     /// Order in which rails were given (the later of two agents sent to the same point moves).
     pub(crate) rail_serial: u64,
     /// Whether its rail's end has been checked against the other agents' destinations.
@@ -89,6 +95,8 @@ impl Agent {
         self.waiting_on = None;
         self.cannot_yield_until = f64::NEG_INFINITY;
         self.resume_goal = None;
+        self.make_way_for = None;
+        self.made_way_for = None;
         self.destination_checked = true;
     }
 
@@ -282,6 +290,8 @@ impl World {
             waiting_on: None,
             cannot_yield_until: f64::NEG_INFINITY,
             resume_goal: None,
+            make_way_for: None,
+            made_way_for: None,
             rail_serial: 0,
             destination_checked: true,
             free: locomotion.is_free().then(crate::steer::FreeState::default),

@@ -196,6 +196,14 @@ S.append(scenario("mixed-crossing", "crossroads", 60.0, mixed))
 ttc = [dict(a, mode="ttc") if a.get("mode") == "orca" else a for a in mixed]
 S.append(scenario("ttc-crossing", "crossroads", 60.0, ttc))
 
+# An agent arrives and stands in the only door; another comes through later: nothing passes it
+# (no bend, no detour), so after the deadlock time it asks the stander to make way, which steps
+# aside into the room and goes back once the other has passed.
+S.append(scenario("door-blocked", "doorway", 60.0, [
+    agent((14, 5), (10, 5)),
+    agent((2, 5), (18, 5), depart=5.0),
+]))
+
 for s in S:
     with open(f"fixtures/scenarios/{s['name']}.json", "w") as f:
         json.dump(s, f, indent=2)

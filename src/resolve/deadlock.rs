@@ -37,6 +37,10 @@ const YIELD_RINGS: usize = 24;
 /// milliseconds in a dense crowd); the agents over the budget look on a later frame.
 pub(super) const YIELD_SEARCHES_PER_FRAME: u32 = 2;
 
+/// An agent that stepped aside goes back after this long even if the one it made way for has
+/// not passed (it may be stuck behind others), seconds.
+const MAKE_WAY_PATIENCE: f64 = 20.0;
+
 /// Yield spots that cannot be reached in a straight line are tried with a planned rail, at
 /// most this many (each is a path query).
 const PLANNED_TRIES: usize = 8;
@@ -267,5 +271,80 @@ impl World {
             }),
             Err(_) => Decision::new(Order::Wait { clear_in: None }),
         }
+    }
+
+    /// An agent with nowhere to go, asked by `head` (which waits on it and that no bend or
+    /// detour gets past) to make way: it yields to a spot off the head's rail, found as a yield
+    /// spot out of a deadlock is, and goes back to where it stood once the way there is clear.
+    /// Yield searches share the per-frame budget; an agent that finds no spot is not asked
+    /// again for a while.
+    pub(super) fn make_way(
+        &self,
+        key: AgentKey,
+        head: AgentKey,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Decision {
+        let mut decision = Decision::new(Order::Continue);
+        let still_waiting = self
+            .agents
+            .get(head)
+            .is_some_and(|h| h.waiting_on.map(|(k, _)| k) == Some(key));
+        if !still_waiting || self.time < self.agents[key].cannot_yield_until {
+            decision.answered_way = true;
+            return decision;
+        }
+        if self.yield_searches >= YIELD_SEARCHES_PER_FRAME {
+            // Over this frame's budget: it answers on a later frame.
+            return decision;
+        }
+        decision.answered_way = true;
+        let home = self.agents[key].position();
+        match self.yield_spot(key, &[key, head], candidates, samples) {
+            Some((rail, via)) => {
+                let mut yielding = Decision::new(Order::Reroute {
+                    rail: Arc::new(rail),
+                    reroute: Reroute {
+                        reason: RerouteReason::Yield,
+                        via,
+                        side: None,
+                    },
+                });
+                yielding.resume_goal = Some(home);
+                yielding.answered_way = true;
+                yielding.making_way_for = Some(head);
+                yielding
+            }
+            None => {
+                decision.yield_failed = true;
+                decision
+            }
+        }
+    }
+
+    /// Whether `key`, which stepped aside from `home` for another agent, still keeps out of
+    /// its way: that agent is there, its remaining rail passes `home` within both radii and
+    /// the margins, and it has not been [`MAKE_WAY_PATIENCE`] seconds.
+    pub(super) fn still_making_way(&self, key: AgentKey, home: DVec2) -> bool {
+        let agent = &self.agents[key];
+        let Some((head, since)) = agent.made_way_for else {
+            return false;
+        };
+        if self.time - since >= MAKE_WAY_PATIENCE {
+            return false;
+        }
+        let Some(other) = self.agents.get(head) else {
+            return false;
+        };
+        let Some(rail) = other.rail() else {
+            return false;
+        };
+        let clear = agent.desc().radius + other.desc().radius + 2.0 * self.config().margin;
+        let s0 = other.motion().s;
+        let count = ((rail.length() - s0) / (0.25 * clear)).ceil().max(1.0) as usize;
+        (0..=count).any(|i| {
+            let s = s0 + (rail.length() - s0) * i as f64 / count as f64;
+            rail.position(s).distance(home) < clear
+        })
     }
 }

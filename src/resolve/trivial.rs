@@ -217,6 +217,23 @@ impl World {
         if decision.searched_detour {
             self.detour_searches += 1;
         }
+        if decision.answered_way {
+            agent.make_way_for = None;
+        }
+        if let Some(head) = decision.making_way_for {
+            agent.made_way_for = Some((head, now));
+        }
+        if let Some(other) = decision.ask_way_of {
+            if let Some(other) = self.agents.get_mut(other) {
+                if other.make_way_for.is_none() {
+                    other.make_way_for = Some(key);
+                }
+            }
+            // The borrow of `agent` ended above; look it up again below.
+        }
+        let Some(agent) = self.agents.get_mut(key) else {
+            return;
+        };
         agent.waiting_on = match (decision.waiting_on, agent.waiting_on) {
             (Some(blocker), Some((was, since))) if blocker == was => Some((was, since)),
             (Some(blocker), _) => Some((blocker, now)),
@@ -251,7 +268,10 @@ impl World {
                     RerouteReason::Yield => {
                         agent.resume_goal = decision.resume_goal;
                     }
-                    RerouteReason::Resume => agent.resume_goal = None,
+                    RerouteReason::Resume => {
+                        agent.resume_goal = None;
+                        agent.made_way_for = None;
+                    }
                     RerouteReason::Avoid | RerouteReason::Destination | RerouteReason::Detour => {}
                 }
                 agent.waiting_on = None;
@@ -277,6 +297,12 @@ pub(super) struct Decision {
     pub bend_failed: bool,
     /// A detour was searched for (it counts against the per-frame budget).
     pub searched_detour: bool,
+    /// Ask this agent, which has nowhere to go, to make way for the deciding one.
+    pub ask_way_of: Option<AgentKey>,
+    /// The deciding agent (with nowhere to go) was asked to make way and answered.
+    pub answered_way: bool,
+    /// The deciding agent steps aside for this agent.
+    pub making_way_for: Option<AgentKey>,
     /// For a yield: the goal to go on to afterwards.
     pub resume_goal: Option<DVec2>,
     /// It looked for a yield spot out of a deadlock and found none.
@@ -292,6 +318,9 @@ impl Decision {
             checked_destination: false,
             bend_failed: false,
             searched_detour: false,
+            ask_way_of: None,
+            answered_way: false,
+            making_way_for: None,
             resume_goal: None,
             yield_failed: false,
         }
@@ -494,7 +523,13 @@ fn decide_standing(
     let motion = agent.motion();
     if !agent.wants_to_move() {
         if let Some(goal) = agent.resume_goal {
+            if world.still_making_way(key, goal) {
+                return Decision::new(Order::Wait { clear_in: None });
+            }
             return world.resume_from_yield(key, goal);
+        }
+        if let Some(head) = agent.make_way_for {
+            return world.make_way(key, head, candidates, samples);
         }
         return Decision::new(Order::Continue);
     }
@@ -622,6 +657,15 @@ fn decide_standing(
                     detour.searched_detour = true;
                     return detour;
                 }
+            }
+            // Nothing gets past an agent with nowhere to go that it has waited on for the
+            // deadlock time: it asks that agent to make way.
+            if !collider.wants_to_move()
+                && agent.waiting_on.is_some_and(|(k, since)| {
+                    k == collision.collider && world.time - since >= config.deadlock_time
+                })
+            {
+                decision.ask_way_of = Some(collision.collider);
             }
             decision.bend_failed = true;
             decision
