@@ -29,6 +29,9 @@ const CASES: &[(&str, &str)] = &[
     ("empty-boundary", "fixtures/bad-levels/empty-boundary.json: level `nothing`: boundary has 0 vertices, at least 3 are needed"),
     ("empty-mesh", "fixtures/bad-levels/empty-mesh.json: level `no-polygons`: level has no polygons (`polygons` is empty), so nothing is walkable"),
     ("negative-index", "fixtures/bad-levels/negative-index.json: not a valid level (line 1, column 90): invalid value: integer `-2`, expected usize"),
+    // Found by the `level_parser` fuzz target: crossing holes on which the triangulator
+    // (spade's `add_constraint_and_split`) panics; the panic is caught and reported.
+    ("triangulator-failure", "fixtures/bad-levels/triangulator-failure.json: level `fuzzed-plaza`: level could not be triangulated: the triangulator failed on this outline"),
     ("too-few-polygon-vertices", "fixtures/bad-levels/too-few-polygon-vertices.json: level `two-corners`: polygon 0 has 2 vertices, at least 3 are needed"),
 ];
 
