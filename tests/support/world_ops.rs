@@ -109,8 +109,7 @@ pub fn run_script(bytes: &[u8]) -> Script {
     let mut input = Bytes(bytes);
     let level_choice = input.u8().unwrap_or(0);
     let allow_overlap = level_choice & 0x80 != 0;
-    let (name, json) = LEVELS[usize::from(level_choice & 0x7F) % LEVELS.len()];
-    let level = Arc::new(Level::from_json(json, name).expect("fixture level loads"));
+    let level = levels()[usize::from(level_choice & 0x7F) % LEVELS.len()].clone();
     let config = AvoidanceConfig {
         allow_overlap,
         ..Default::default()
@@ -133,6 +132,17 @@ pub fn run_script(bytes: &[u8]) -> Script {
         script.check_agents();
     }
     script
+}
+
+/// The fixture levels, loaded once (scripts are many and short).
+fn levels() -> &'static [Arc<Level>] {
+    static LOADED: std::sync::OnceLock<Vec<Arc<Level>>> = std::sync::OnceLock::new();
+    LOADED.get_or_init(|| {
+        LEVELS
+            .iter()
+            .map(|(name, json)| Arc::new(Level::from_json(json, name).expect("fixture level loads")))
+            .collect()
+    })
 }
 
 /// Keys of another world on the same level: agents added, some removed and added again, so
