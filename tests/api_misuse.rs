@@ -48,10 +48,7 @@ fn a_zero_length_rail_is_refused() {
     );
     let mut world = world_on("open-field");
     let key = stander(&mut world, p);
-    assert!(matches!(
-        world.plan_rail(key, p),
-        Err(WorldError::Plan(_))
-    ));
+    assert!(matches!(world.plan_rail(key, p), Err(WorldError::Plan(_))));
     assert!(world.agent(key).unwrap().rail().is_none());
     assert_eq!(world.query(key).unwrap(), Order::Continue);
 }
@@ -170,9 +167,9 @@ fn free_agents_refuse_rails_and_rail_agents_refuse_free_motion() {
             world.plan_rail(key, v(20.0, 20.0)).unwrap_err(),
             WorldError::NotRail(key)
         );
-        assert!(WorldError::NotRail(key)
-            .to_string()
-            .ends_with("is free-steering (its locomotion is Orca or Ttc); give it a goal, not a rail"));
+        assert!(WorldError::NotRail(key).to_string().ends_with(
+            "is free-steering (its locomotion is Orca or Ttc); give it a goal, not a rail"
+        ));
         assert_eq!(
             world.set_motion(key, Motion::moving(0.0, 1.4)).unwrap_err(),
             WorldError::NoRail(key)

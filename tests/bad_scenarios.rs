@@ -98,7 +98,11 @@ fn every_bad_scenario_fixture_gives_its_message() {
 fn cli_exits_2_with_the_message_for_every_bad_scenario_fixture() {
     let mut failures = Vec::new();
     for (name, _, expected) in CASES {
-        let out = sidestep(&["run", &format!("fixtures/bad-scenarios/{name}.json"), "--json"]);
+        let out = sidestep(&[
+            "run",
+            &format!("fixtures/bad-scenarios/{name}.json"),
+            "--json",
+        ]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         let message = stderr.trim_end().strip_prefix("sidestep: ").unwrap_or("");
         let ok = match expected {
@@ -123,7 +127,10 @@ fn non_finite_numbers_from_code_are_named() {
     let mut cases: Vec<(sidestep::ScenarioFile, &str)> = Vec::new();
     let mut file = parsed();
     file.agents[0].radius = f64::NAN;
-    cases.push((file, "agent 0: radius NaN must be a finite number of metres > 0"));
+    cases.push((
+        file,
+        "agent 0: radius NaN must be a finite number of metres > 0",
+    ));
     let mut file = parsed();
     file.agents[0].start = [f64::NAN, 15.0];
     cases.push((file, "agent 0: start [NaN, 15.0] is not finite"));
@@ -132,7 +139,10 @@ fn non_finite_numbers_from_code_are_named() {
     cases.push((file, "agent 0: goal [25.0, inf] is not finite"));
     let mut file = parsed();
     file.agents[0].speeds = Some(vec![1.4, f64::NAN]);
-    cases.push((file, "agent 0: speed NaN in `speeds` must be a finite number > 0"));
+    cases.push((
+        file,
+        "agent 0: speed NaN in `speeds` must be a finite number > 0",
+    ));
     let mut file = parsed();
     file.dt = f64::NAN;
     cases.push((file, "dt: NaN must be in (0, 1] seconds"));
@@ -141,7 +151,10 @@ fn non_finite_numbers_from_code_are_named() {
     cases.push((file, "duration: inf must be a finite number of seconds > 0"));
     let mut file = parsed();
     file.avoidance.horizon = f64::NAN;
-    cases.push((file, "avoidance: avoidance.horizon = NaN is out of range (0, 10]"));
+    cases.push((
+        file,
+        "avoidance: avoidance.horizon = NaN is out of range (0, 10]",
+    ));
     for (file, expected) in cases {
         let e = Scenario::from_file(file, "<code>", Some(base)).unwrap_err();
         assert_eq!(e.to_string(), format!("<code>: scenario `nan`: {expected}"));

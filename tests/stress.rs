@@ -71,7 +71,12 @@ fn dense_room(agents: usize, allow_overlap: bool) -> String {
         })
         .collect();
     let pillar = |c: f64| {
-        json!([[c - half, c - half], [c + half, c - half], [c + half, c + half], [c - half, c + half]])
+        json!([
+            [c - half, c - half],
+            [c + half, c - half],
+            [c + half, c + half],
+            [c - half, c + half]
+        ])
     };
     json!({
         "name": "dense-room",

@@ -14,7 +14,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let base = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/scenarios"));
+    let base = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/scenarios"
+    ));
     let Ok(scenario) = Scenario::from_json(text, "fuzz.json", Some(base)) else {
         return;
     };

@@ -46,6 +46,8 @@ pub enum WorldError {
     NotFree(AgentKey),
     /// The agent steers freely ([`crate::Locomotion::Orca`] or [`crate::Locomotion::Ttc`])
     /// where a rail agent is needed: give it a goal ([`crate::World::set_goal`]), not a rail.
-    #[error("agent {0:?} is free-steering (its locomotion is Orca or Ttc); give it a goal, not a rail")]
+    #[error(
+        "agent {0:?} is free-steering (its locomotion is Orca or Ttc); give it a goal, not a rail"
+    )]
     NotRail(AgentKey),
 }

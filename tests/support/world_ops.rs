@@ -29,7 +29,10 @@ const LEVELS: [(&str, &str); 4] = [
         "open-field",
         include_str!("../../fixtures/levels/open-field.json"),
     ),
-    ("doorway", include_str!("../../fixtures/levels/doorway.json")),
+    (
+        "doorway",
+        include_str!("../../fixtures/levels/doorway.json"),
+    ),
     (
         "pillar-hall",
         include_str!("../../fixtures/levels/pillar-hall.json"),
@@ -140,7 +143,9 @@ fn levels() -> &'static [Arc<Level>] {
     LOADED.get_or_init(|| {
         LEVELS
             .iter()
-            .map(|(name, json)| Arc::new(Level::from_json(json, name).expect("fixture level loads")))
+            .map(|(name, json)| {
+                Arc::new(Level::from_json(json, name).expect("fixture level loads"))
+            })
             .collect()
     })
 }
@@ -258,7 +263,10 @@ impl Script {
                 };
                 if let Ok(key) = self.world.add_agent(desc) {
                     assert!(!self.live.contains(&key), "a new agent got a live key");
-                    assert!(!self.removed.contains(&key), "a new agent got a removed key");
+                    assert!(
+                        !self.removed.contains(&key),
+                        "a new agent got a removed key"
+                    );
                     self.live.push(key);
                 }
             }
@@ -477,7 +485,10 @@ impl Script {
                 assert!(speed.is_finite() && *speed > 0.0, "{order:?}")
             }
             Order::Wait { clear_in } => {
-                assert!(clear_in.is_none_or(|t| t.is_finite() && t >= 0.0), "{order:?}")
+                assert!(
+                    clear_in.is_none_or(|t| t.is_finite() && t >= 0.0),
+                    "{order:?}"
+                )
             }
             Order::Stop { cause } => match cause {
                 StopCause::Collision(c) | StopCause::Unavoidable(c) => {
