@@ -9,11 +9,18 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// The message of the last panic, kept by the panic hook for `main` to report if the panic
+/// reaches it. A panic the library catches itself (the triangulator's, which becomes a level
+/// error) is not shown.
+static LAST_PANIC: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     // A bug must not show the user a Rust panic: report it as an internal failure instead.
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("sidestep: internal error: {info}");
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = info.to_string();
+        }
     }));
     match std::panic::catch_unwind(|| cli::run(args)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
@@ -21,6 +28,10 @@ fn main() -> ExitCode {
             eprintln!("sidestep: {e}");
             e.exit_code()
         }
-        Err(_) => ExitCode::from(1),
+        Err(_) => {
+            let message = LAST_PANIC.lock().map(|m| m.clone()).unwrap_or_default();
+            eprintln!("sidestep: internal error: {message}");
+            ExitCode::from(1)
+        }
     }
 }

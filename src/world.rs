@@ -324,7 +324,18 @@ impl World {
     }
 
     /// Give an agent a rail to follow; it stands at the rail's start until a query starts it.
-    /// Both ends of the rail must be on the navmesh.
+    /// Both ends of the rail must be on the navmesh ([`WorldError::OffMesh`]), and the agent a
+    /// rail agent ([`WorldError::NotRail`] for a free-steering one).
+    ///
+    /// A new rail replaces the old one at once, whenever it comes: its motion is reset to
+    /// standing at arclength 0 of the new rail, any invalid-motion mark and the resolution
+    /// state of the old rail (waiting, yielding, last bend) are forgotten, and a motion report
+    /// made before the call (for the old rail) is not carried over. The next query answers for
+    /// the new rail (a start or a wait); the host reports the new rail's arclength from then on.
+    /// This is also how a host moves an agent that has drifted from its rail: a rail agent's
+    /// position is always its rail at the reported arclength (there is no way to report it
+    /// elsewhere; [`World::set_position`] refuses rail agents), so give it a new rail from where
+    /// it is.
     pub fn set_rail(
         &mut self,
         key: AgentKey,
@@ -341,6 +352,9 @@ impl World {
             .agents
             .get_mut(key)
             .ok_or(WorldError::UnknownAgent(key))?;
+        if agent.desc.locomotion.is_free() {
+            return Err(WorldError::NotRail(key));
+        }
         agent.rail = Some(rail);
         agent.motion = Motion::standing(0.0);
         agent.invalid_motion = false;
@@ -357,6 +371,9 @@ impl World {
     /// radius from walls) and give it to the agent, as [`World::set_rail`].
     pub fn plan_rail(&mut self, key: AgentKey, goal: DVec2) -> Result<Arc<Rail>, WorldError> {
         let agent = self.agent(key)?;
+        if agent.desc.locomotion.is_free() {
+            return Err(WorldError::NotRail(key));
+        }
         let (from, radius) = (agent.position, agent.desc.radius);
         if !self.level.navmesh().contains(goal) {
             return Err(WorldError::OffMesh {
@@ -425,9 +442,14 @@ impl World {
     }
 
     /// The host's report of where an agent on a rail is and how it moves. An invalid report
-    /// (NaN, negative speed, a distance off the rail, moving at speed 0) is refused: the agent
-    /// keeps its last valid motion, is marked (see [`Agent::has_invalid_motion`]) and is told
-    /// to stop by its next query.
+    /// is refused with [`WorldError::InvalidMotion`]: NaN or infinite numbers, a negative
+    /// speed, an arclength off either end of the rail, moving or starting at speed 0, a
+    /// negative transition time, or an arclength behind the last accepted one on the same rail
+    /// by more than a millimetre (agents only move forward along their rails; to send one back,
+    /// give it a new rail). The agent keeps its last valid motion, is marked (see
+    /// [`Agent::has_invalid_motion`]) and is told to stop by its next query
+    /// ([`StopCause::InvalidMotion`](crate::StopCause::InvalidMotion); a wait if it stands)
+    /// until a valid report arrives. An agent without a rail gives [`WorldError::NoRail`].
     pub fn set_motion(&mut self, key: AgentKey, motion: Motion) -> Result<(), WorldError> {
         let agent = self
             .agents
@@ -436,7 +458,7 @@ impl World {
         let Some(rail) = &agent.rail else {
             return Err(WorldError::NoRail(key));
         };
-        match check_motion(&motion, rail.length()) {
+        match check_motion(&motion, rail.length(), agent.motion.s) {
             Ok(s) => {
                 agent.motion = Motion { s, ..motion };
                 agent.invalid_motion = false;
@@ -649,8 +671,9 @@ pub(crate) fn validate_desc(desc: &AgentDesc) -> Result<(), String> {
     Ok(())
 }
 
-/// Validate a motion report against a rail of the given length; the clamped arclength.
-fn check_motion(motion: &Motion, length: f64) -> Result<f64, String> {
+/// Validate a motion report against a rail of the given length, on which the last accepted
+/// arclength was `last_s`; the clamped arclength.
+fn check_motion(motion: &Motion, length: f64, last_s: f64) -> Result<f64, String> {
     if !motion.s.is_finite() {
         return Err(format!(
             "distance along the rail s = {} is not finite",
@@ -660,6 +683,13 @@ fn check_motion(motion: &Motion, length: f64) -> Result<f64, String> {
     if motion.s < -RAIL_SLACK || motion.s > length + RAIL_SLACK {
         return Err(format!(
             "distance along the rail s = {} is outside the rail [0, {length}]",
+            motion.s
+        ));
+    }
+    if motion.s < last_s - RAIL_SLACK {
+        return Err(format!(
+            "distance along the rail s = {} is behind the last report s = {last_s}; agents only \
+             move forward along their rails (give it a new rail to send it back)",
             motion.s
         ));
     }

@@ -23,6 +23,15 @@ const CASES: &[(&str, &str)] = &[
     ("not-convex", "fixtures/bad-levels/not-convex.json: level `dent`: polygon 0 corner 2 is not convex (reflex turn at this corner)"),
     ("repeated-vertex", "fixtures/bad-levels/repeated-vertex.json: level `repeat`: polygon 0 corner 3 uses vertex 1 twice"),
     ("overlapping-polygons", "fixtures/bad-levels/overlapping-polygons.json: level `overlap`: polygon 1 corner 0 overlaps polygon 0 (they traverse the shared edge (0, 1) in the same direction)"),
+    ("wrong-type", "fixtures/bad-levels/wrong-type.json: not a valid level (line 1, column 47): invalid type: string \"square\", expected a sequence"),
+    ("missing-name", "fixtures/bad-levels/missing-name.json: not a valid level (line 1, column 48): missing field `name`"),
+    ("empty-file", "fixtures/bad-levels/empty-file.json: not a valid level (line 1, column 0): EOF while parsing a value"),
+    ("empty-boundary", "fixtures/bad-levels/empty-boundary.json: level `nothing`: boundary has 0 vertices, at least 3 are needed"),
+    ("empty-mesh", "fixtures/bad-levels/empty-mesh.json: level `no-polygons`: level has no polygons (`polygons` is empty), so nothing is walkable"),
+    ("negative-index", "fixtures/bad-levels/negative-index.json: not a valid level (line 1, column 90): invalid value: integer `-2`, expected usize"),
+    // Found by the `level_parser` fuzz target: crossing holes on which the triangulator
+    // (spade's `add_constraint_and_split`) panics; the panic is caught and reported.
+    ("triangulator-failure", "fixtures/bad-levels/triangulator-failure.json: level `fuzzed-plaza`: level could not be triangulated: the triangulator failed on this outline"),
     ("too-few-polygon-vertices", "fixtures/bad-levels/too-few-polygon-vertices.json: level `two-corners`: polygon 0 has 2 vertices, at least 3 are needed"),
 ];
 
@@ -113,4 +122,25 @@ fn nan_coordinates_are_named() {
         e.to_string(),
         "<code>: level `nan-vertex`: vertex 2 has a coordinate that is not a finite number"
     );
+}
+
+#[test]
+fn cli_exits_2_with_the_message_for_every_bad_level_fixture() {
+    let mut failures = Vec::new();
+    for (name, expected) in CASES {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sidestep"))
+            .args(["path", &format!("fixtures/bad-levels/{name}.json")])
+            .args(["--from", "1,1", "--to", "2,2"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("the sidestep binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.code() != Some(2)
+            || stderr.trim_end() != format!("sidestep: {expected}")
+            || !out.stdout.is_empty()
+        {
+            failures.push(format!("{name}: exit {:?}, stderr {stderr}", out.status));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

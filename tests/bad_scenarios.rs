@@ -53,6 +53,12 @@ const CASES: &[(&str, Kind, Expect)] = &[
     ("rail-without-goal", Kind::Invalid, Exact("fixtures/bad-scenarios/rail-without-goal.json: scenario `aimless`: agent 0: a rail agent needs a `goal`")),
     ("orca-without-goal", Kind::Invalid, Exact("fixtures/bad-scenarios/orca-without-goal.json: scenario `free-steering`: agent 0: a free-steering agent needs a `goal`")),
     ("orca-substeps-zero", Kind::Invalid, Exact("fixtures/bad-scenarios/orca-substeps-zero.json: scenario `no-substeps`: avoidance: avoidance.orca.substeps = 0 is out of range [1, 64]")),
+    ("zero-length-rail", Kind::Invalid, Exact("fixtures/bad-scenarios/zero-length-rail.json: scenario `going-nowhere`: agent 0: goal (5, 15) is its start, and a rail cannot have zero length; give a goal elsewhere, or mode `stationary` for an agent that stays")),
+    ("number-out-of-range", Kind::Parse, Exact("fixtures/bad-scenarios/number-out-of-range.json: not a valid scenario (line 2, column 22): number out of range")),
+    ("unknown-mode", Kind::Parse, Exact("fixtures/bad-scenarios/unknown-mode.json: not a valid scenario (line 2, column 53): unknown variant `fly`, expected one of `rail`, `orca`, `ttc`, `stationary`")),
+    ("missing-agent-start", Kind::Parse, Exact("fixtures/bad-scenarios/missing-agent-start.json: not a valid scenario (line 2, column 22): missing field `start`")),
+    ("speed-negative", Kind::Invalid, Exact("fixtures/bad-scenarios/speed-negative.json: scenario `backwards`: agent 0: speed -0.8 in `speeds` must be a finite number > 0")),
+    ("empty-inline-level", Kind::Level, Exact("fixtures/bad-scenarios/empty-inline-level.json: level: level `no-polygons`: level has no polygons (`polygons` is empty), so nothing is walkable")),
     ("missing-level", Kind::Level, Prefix("fixtures/bad-scenarios/missing-level.json: level: fixtures/bad-scenarios/../levels/no-such-level.json: cannot read the level file: ")),
     // The level error names the scenario file (its origin is `FILE: level`).
     ("invalid-inline-level", Kind::Level, Exact("fixtures/bad-scenarios/invalid-inline-level.json: level: level `bow-tie`: boundary edge 0 crosses edge 2")),
@@ -86,6 +92,73 @@ fn every_bad_scenario_fixture_gives_its_message() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn cli_exits_2_with_the_message_for_every_bad_scenario_fixture() {
+    let mut failures = Vec::new();
+    for (name, _, expected) in CASES {
+        let out = sidestep(&[
+            "run",
+            &format!("fixtures/bad-scenarios/{name}.json"),
+            "--json",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let message = stderr.trim_end().strip_prefix("sidestep: ").unwrap_or("");
+        let ok = match expected {
+            Exact(text) => message == *text,
+            Prefix(text) => message.starts_with(text),
+        };
+        if out.status.code() != Some(2) || !ok || !out.stdout.is_empty() {
+            failures.push(format!("{name}: exit {:?}, stderr {stderr}", out.status));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// JSON cannot spell NaN or infinity (a number too large is a parse error, see the
+/// `number-out-of-range` fixture), but a scenario file built in code can hold them.
+#[test]
+fn non_finite_numbers_from_code_are_named() {
+    let text = r#"{ "name": "nan", "level": "../levels/open-field.json", "duration": 10,
+        "agents": [ { "start": [5, 15], "goal": [25, 15] } ] }"#;
+    let base = Path::new("fixtures/bad-scenarios");
+    let parsed = || -> sidestep::ScenarioFile { serde_json::from_str(text).unwrap() };
+    let mut cases: Vec<(sidestep::ScenarioFile, &str)> = Vec::new();
+    let mut file = parsed();
+    file.agents[0].radius = f64::NAN;
+    cases.push((
+        file,
+        "agent 0: radius NaN must be a finite number of metres > 0",
+    ));
+    let mut file = parsed();
+    file.agents[0].start = [f64::NAN, 15.0];
+    cases.push((file, "agent 0: start [NaN, 15.0] is not finite"));
+    let mut file = parsed();
+    file.agents[0].goal = Some([25.0, f64::INFINITY]);
+    cases.push((file, "agent 0: goal [25.0, inf] is not finite"));
+    let mut file = parsed();
+    file.agents[0].speeds = Some(vec![1.4, f64::NAN]);
+    cases.push((
+        file,
+        "agent 0: speed NaN in `speeds` must be a finite number > 0",
+    ));
+    let mut file = parsed();
+    file.dt = f64::NAN;
+    cases.push((file, "dt: NaN must be in (0, 1] seconds"));
+    let mut file = parsed();
+    file.duration = f64::INFINITY;
+    cases.push((file, "duration: inf must be a finite number of seconds > 0"));
+    let mut file = parsed();
+    file.avoidance.horizon = f64::NAN;
+    cases.push((
+        file,
+        "avoidance: avoidance.horizon = NaN is out of range (0, 10]",
+    ));
+    for (file, expected) in cases {
+        let e = Scenario::from_file(file, "<code>", Some(base)).unwrap_err();
+        assert_eq!(e.to_string(), format!("<code>: scenario `nan`: {expected}"));
+    }
 }
 
 #[test]

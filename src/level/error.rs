@@ -75,6 +75,8 @@ pub enum LevelProblem {
     Overlapping { other: usize, a: usize, b: usize },
     #[error("has no walkable area left once the holes are cut out")]
     NoWalkableArea,
+    #[error("has no polygons (`polygons` is empty), so nothing is walkable")]
+    NoPolygons,
     #[error("gives both an outline (`boundary`) and explicit polygons (`vertices`/`polygons`); use one form")]
     MixedForms,
     #[error("gives neither `boundary` nor `vertices` and `polygons`")]

@@ -33,7 +33,7 @@ pub(crate) fn validate_polygons(
         canonical.push(id);
     }
     if polygons.is_empty() {
-        return Err((LevelItem::Level, LevelProblem::NoWalkableArea));
+        return Err((LevelItem::Level, LevelProblem::NoPolygons));
     }
 
     let mut out = Vec::with_capacity(polygons.len());

@@ -587,7 +587,9 @@ fn advance(a: &mut HostAgent, dt: f64, now: f64) {
                     a.phase = HostPhase::Starting { elapsed: e, from_s };
                     break;
                 }
-                a.s = from_s + distance;
+                // Not behind where it got to if its speed changed mid-start (a lower speed
+                // rescales the distance): agents never step backwards along their rails.
+                a.s = (from_s + distance).max(a.s);
                 left = e - st.duration;
                 a.phase = HostPhase::Moving;
             }

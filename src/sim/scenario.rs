@@ -335,6 +335,9 @@ impl Scenario {
     }
 }
 
+/// A rail agent's goal must be further than this from its start, metres.
+const MIN_RAIL_LENGTH: f64 = 1e-6;
+
 fn point(p: [f64; 2], what: &str) -> Result<DVec2, String> {
     let v = DVec2::new(p[0], p[1]);
     if v.is_finite() {
@@ -439,6 +442,13 @@ fn agent_from_entry(entry: &AgentEntry, level: &Level) -> Result<ScenarioAgent, 
     let rail = match entry.mode {
         Mode::Rail => {
             let goal = goal.ok_or("a rail agent needs a `goal`")?;
+            if goal.distance(start) <= MIN_RAIL_LENGTH {
+                return Err(format!(
+                    "goal ({}, {}) is its start, and a rail cannot have zero length; give a goal \
+                     elsewhere, or mode `stationary` for an agent that stays",
+                    goal.x, goal.y
+                ));
+            }
             let rail = mesh
                 .plan_rail(start, goal, &PathOptions::from_agent_radius(radius))
                 .map_err(|e| format!("no rail from start to goal: {e}"))?;

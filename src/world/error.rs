@@ -44,4 +44,10 @@ pub enum WorldError {
     /// The agent is on rails ([`crate::Locomotion::Rail`]) where a free-steering one is needed.
     #[error("agent {0:?} is not a free-steering agent (its locomotion is Rail)")]
     NotFree(AgentKey),
+    /// The agent steers freely ([`crate::Locomotion::Orca`] or [`crate::Locomotion::Ttc`])
+    /// where a rail agent is needed: give it a goal ([`crate::World::set_goal`]), not a rail.
+    #[error(
+        "agent {0:?} is free-steering (its locomotion is Orca or Ttc); give it a goal, not a rail"
+    )]
+    NotRail(AgentKey),
 }
