@@ -23,6 +23,21 @@ fn walker(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
     key
 }
 
+/// An agent with the one speed 1.4 m/s standing at the start of a straight rail, wanting to go.
+fn waiter(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
+    let key = world
+        .add_agent(AgentDesc {
+            position: from,
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(key, Rail::from_points(&[from, to]).unwrap())
+        .unwrap();
+    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    key
+}
+
 /// The reroute in an order, or a panic naming what came instead.
 fn reroute_of(order: &Order) -> (&Rail, Reroute) {
     match order {
@@ -293,19 +308,7 @@ fn a_nearer_avoidance_point_threads_between_standing_agents() {
 fn a_standing_agent_bends_around_an_agent_walking_straight_at_it() {
     let mut world = world_on("corridor");
     let walker = walker(&mut world, v(6.0, 0.7), v(25.0, 0.7));
-    let waiting = world
-        .add_agent(AgentDesc {
-            position: v(9.0, 1.5),
-            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-        })
-        .unwrap();
-    world
-        .set_rail(
-            waiting,
-            Rail::from_points(&[v(9.0, 1.5), v(2.0, 1.5)]).unwrap(),
-        )
-        .unwrap();
-    world.set_motion(waiting, Motion::standing(0.0)).unwrap();
+    let waiting = waiter(&mut world, v(9.0, 1.5), v(2.0, 1.5));
     // The walker, with its one speed and an agent ahead that wants to go, stops.
     let walker_order = world.query(walker).unwrap();
     assert!(
@@ -363,37 +366,13 @@ fn a_speed_up_is_not_made_into_a_collision_just_past_the_horizon() {
 #[test]
 fn the_start_check_does_not_inflate_against_an_agent_with_nowhere_to_go() {
     let mut world = world_on("open-field");
-    let key = world
-        .add_agent(AgentDesc {
-            position: v(5.0, 15.0),
-            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-        })
-        .unwrap();
-    world
-        .set_rail(
-            key,
-            Rail::from_points(&[v(5.0, 15.0), v(20.0, 15.0)]).unwrap(),
-        )
-        .unwrap();
-    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    let key = waiter(&mut world, v(5.0, 15.0), v(20.0, 15.0));
     stander(&mut world, v(8.0, 15.95));
     assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
     // The same agent beside the rail but with a rail of its own (it may start any moment)
     // keeps the inflation: the start waits.
     let mut world = world_on("open-field");
-    let key = world
-        .add_agent(AgentDesc {
-            position: v(5.0, 15.0),
-            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-        })
-        .unwrap();
-    world
-        .set_rail(
-            key,
-            Rail::from_points(&[v(5.0, 15.0), v(20.0, 15.0)]).unwrap(),
-        )
-        .unwrap();
-    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    let key = waiter(&mut world, v(5.0, 15.0), v(20.0, 15.0));
     let other = stander(&mut world, v(8.0, 15.95));
     world
         .set_rail(
@@ -411,19 +390,7 @@ fn the_start_check_does_not_inflate_against_an_agent_with_nowhere_to_go() {
 #[test]
 fn a_row_of_standers_is_passed_by_a_detour_around_its_end() {
     let mut world = world_on("open-field");
-    let key = world
-        .add_agent(AgentDesc {
-            position: v(5.0, 15.0),
-            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-        })
-        .unwrap();
-    world
-        .set_rail(
-            key,
-            Rail::from_points(&[v(5.0, 15.0), v(16.0, 15.0)]).unwrap(),
-        )
-        .unwrap();
-    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    let key = waiter(&mut world, v(5.0, 15.0), v(16.0, 15.0));
     let row: Vec<DVec2> = (0..13).map(|k| v(9.0, 9.9 + 0.85 * k as f64)).collect();
     for &p in &row {
         stander(&mut world, p);
@@ -452,19 +419,7 @@ fn a_row_of_standers_is_passed_by_a_detour_around_its_end() {
 fn a_stander_just_past_the_horizon_is_bent_around_not_waited_for() {
     let world_with_stander_at = |x: f64| {
         let mut world = world_on("open-field");
-        let key = world
-            .add_agent(AgentDesc {
-                position: v(5.0, 15.0),
-                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-            })
-            .unwrap();
-        world
-            .set_rail(
-                key,
-                Rail::from_points(&[v(5.0, 15.0), v(25.0, 15.0)]).unwrap(),
-            )
-            .unwrap();
-        world.set_motion(key, Motion::standing(0.0)).unwrap();
+        let key = waiter(&mut world, v(5.0, 15.0), v(25.0, 15.0));
         stander(&mut world, v(x, 15.0));
         (world, key)
     };
@@ -488,19 +443,7 @@ fn a_stander_just_past_the_horizon_is_bent_around_not_waited_for() {
 #[test]
 fn a_goal_taken_later_by_a_stander_moves_to_a_free_spot() {
     let mut world = world_on("open-field");
-    let key = world
-        .add_agent(AgentDesc {
-            position: v(5.0, 15.0),
-            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-        })
-        .unwrap();
-    world
-        .set_rail(
-            key,
-            Rail::from_points(&[v(5.0, 15.0), v(8.0, 15.0)]).unwrap(),
-        )
-        .unwrap();
-    world.set_motion(key, Motion::standing(0.0)).unwrap();
+    let key = waiter(&mut world, v(5.0, 15.0), v(8.0, 15.0));
     // The goal is free (the destination check passes): it starts; the host has not moved it
     // yet when someone comes to stand on its goal.
     assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));

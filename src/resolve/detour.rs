@@ -309,7 +309,9 @@ impl World {
             // Taken by an agent standing there with nowhere to go: the goal moves instead (see
             // the destination check); one waiting to go on there is waited on at the end.
             let p = grid.centre(goal);
-            let taken_for_good = self.agents.iter().any(|(k, other)| {
+            // The agents near the window, gathered above through the grid.
+            let taken_for_good = near.iter().map(|&i| self.dense[i as usize]).any(|k| {
+                let other = &self.agents[k];
                 k != key
                     && !other.wants_to_move()
                     && other.position().distance(p) < radius + other.desc().radius + 2.0 * margin
