@@ -252,3 +252,43 @@ fn nearest_wall_matches_brute_force() {
         }
     }
 }
+
+/// A polygon with collinear edges (mesh-rooms: the wall, the portal and the wall again along
+/// x = 9) tied in the exit test, and a walk below the portal went through it.
+#[test]
+fn a_walk_leaves_through_the_collinear_edge_it_crosses() {
+    let rooms = level("mesh-rooms");
+    let hit = rooms.navmesh().raycast(v(10.45, 1.79), v(6.0, 2.25));
+    assert!(!hit.reached());
+    assert_eq!(hit.wall, Some((v(9.0, 2.25), v(9.0, 0.0))));
+    assert!(rooms.navmesh().is_reachable(v(10.45, 3.0), v(6.0, 3.0)));
+}
+
+/// A walk from a wall vertex located in a polygon the segment does not enter (l-corner's inner
+/// corner, located in the north leg, towards the west leg) stopped at once.
+#[test]
+fn a_walk_from_a_vertex_starts_in_the_polygon_it_enters() {
+    let l = level("l-corner");
+    assert!(l.navmesh().is_reachable(v(17.5, 2.5), v(6.9, 1.15)));
+    assert!(l.navmesh().is_reachable(v(17.5, 2.5), v(18.6, 16.5)));
+    assert!(!l.navmesh().is_reachable(v(17.5, 2.5), v(16.0, 4.0)));
+}
+
+/// A walk ending exactly on a wall vertex exited a rounding error before its end and reported
+/// the wall (plaza).
+#[test]
+fn a_walk_to_a_wall_vertex_reaches_it() {
+    let plaza = level("plaza");
+    let from = v(49.464, 49.118);
+    let corner = plaza
+        .navmesh()
+        .vertices()
+        .iter()
+        .copied()
+        .min_by(|a, b| {
+            a.distance(v(55.707, 51.777))
+                .total_cmp(&b.distance(v(55.707, 51.777)))
+        })
+        .unwrap();
+    assert!(plaza.navmesh().is_reachable(from, corner), "{corner}");
+}

@@ -3,6 +3,7 @@
 
 use glam::DVec2;
 
+use super::locate::ON_MESH_TOLERANCE;
 use super::navmesh::{NavMesh, PolygonId, NONE};
 use crate::geometry::cross;
 
@@ -59,8 +60,31 @@ impl NavMesh {
         let Some(start) = self.locate(from) else {
             return off;
         };
+        let hit = self.walk(from, to, start.0);
+        if hit.fraction > 0.0 || hit.wall.is_none() {
+            return hit;
+        }
+        // Stopped at once: the start is on the boundary of its polygon (a vertex or an edge) and
+        // the segment leaves into another polygon holding the start. Walk from each of those.
+        let Some((c, r)) = self.polygon_grid.cell(from) else {
+            return hit;
+        };
+        let mut best = hit;
+        for &p in self.polygon_grid.items(c, r) {
+            if p == start.0 || !self.polygon_contains(p, from, ON_MESH_TOLERANCE) {
+                continue;
+            }
+            let other = self.walk(from, to, p);
+            if other.fraction > best.fraction || (other.reached() && !best.reached()) {
+                best = other;
+            }
+        }
+        best
+    }
+
+    /// [`NavMesh::raycast`] from polygon `poly`, which holds `from`.
+    fn walk(&self, from: DVec2, to: DVec2, mut poly: u32) -> RayHit {
         let d = to - from;
-        let mut poly = start.0;
         let mut previous = NONE;
         let mut t = 0.0f64;
         // A walk crosses each polygon at most once; the cap only guards against numerical cycles.
@@ -89,6 +113,16 @@ impl NavMesh {
                     Some(j) => {
                         let tie = (te - exit_t).abs() <= 1e-12 * (1.0 + exit_t.abs());
                         if tie {
+                            // Collinear edges of one polygon tie everywhere along their line:
+                            // the exit is the edge that holds the exit point.
+                            let holds = |k: usize| {
+                                let a = self.vertices[self.corners[range.start + k] as usize];
+                                let b =
+                                    self.vertices[self.corners[range.start + (k + 1) % n] as usize];
+                                let e = b - a;
+                                let u = (from + d * te - a).dot(e) / e.length_squared();
+                                (-1e-9..=1.0 + 1e-9).contains(&u)
+                            };
                             let current = self.neighbours[range.start + j];
                             let rank = |q: u32| {
                                 if q == NONE {
@@ -99,7 +133,7 @@ impl NavMesh {
                                     2
                                 }
                             };
-                            rank(neighbour) > rank(current)
+                            (holds(i), rank(neighbour)) > (holds(j), rank(current))
                         } else {
                             te < exit_t
                         }
@@ -119,7 +153,9 @@ impl NavMesh {
                     polygon: Some(PolygonId(poly)),
                 };
             };
-            if exit_t >= 1.0 {
+            // An end on a wall (a vertex, say) is on the mesh: rounding may put the exit a hair
+            // before it.
+            if exit_t >= 1.0 - 1e-12 {
                 return RayHit {
                     fraction: 1.0,
                     point: to,
