@@ -40,6 +40,7 @@ pub(crate) fn string_pull(portals: &[Portal], vertices: &[DVec2]) -> Vec<PathCor
     let mut corners = vec![PathCorner {
         position: start,
         around: None,
+        turn: None,
     }];
     let (mut apex, mut left, mut right) = (start, start, start);
     let (mut left_i, mut right_i) = (0usize, 0usize);
@@ -55,6 +56,7 @@ pub(crate) fn string_pull(portals: &[Portal], vertices: &[DVec2]) -> Vec<PathCor
         corners.push(PathCorner {
             position: p,
             around,
+            turn: Some(turn),
         });
     };
     let mut i = 1;
@@ -103,6 +105,7 @@ pub(crate) fn string_pull(portals: &[Portal], vertices: &[DVec2]) -> Vec<PathCor
         corners.push(PathCorner {
             position: goal,
             around: None,
+            turn: None,
         });
     }
     drop_straight_corners(&mut corners);

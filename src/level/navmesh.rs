@@ -45,6 +45,9 @@ pub struct NavMesh {
     /// Aligned with `corners`: the polygon across the edge from corner `i` to corner `i + 1`, or
     /// `NONE` for a wall.
     pub(crate) neighbours: Vec<u32>,
+    /// Aligned with `corners`: the index into `corners` of the same edge in the neighbouring
+    /// polygon (walked the other way), or `NONE` for a wall.
+    pub(crate) twins: Vec<u32>,
     pub(crate) island: Vec<u32>,
     pub(crate) island_count: u32,
     /// Vertices that touch at least one wall edge (portal ends there are shrunk by the radius).
@@ -76,12 +79,12 @@ impl NavMesh {
         }
 
         // Adjacency: each directed edge a→b may appear once; its neighbour owns b→a.
-        let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(corners.len());
+        let mut directed: HashMap<(u32, u32), (u32, u32)> = HashMap::with_capacity(corners.len());
         for (p, poly) in polygons.iter().enumerate() {
             let n = poly.len();
             for i in 0..n {
                 let (a, b) = (poly[i], poly[(i + 1) % n]);
-                if let Some(&other) = directed.get(&(a, b)) {
+                if let Some(&(other, _)) = directed.get(&(a, b)) {
                     return Err((
                         LevelItem::Polygon {
                             polygon: p,
@@ -94,10 +97,11 @@ impl NavMesh {
                         },
                     ));
                 }
-                directed.insert((a, b), p as u32);
+                directed.insert((a, b), (p as u32, poly_start[p] + i as u32));
             }
         }
         let mut neighbours = vec![NONE; corners.len()];
+        let mut twins = vec![NONE; corners.len()];
         let mut walls = Vec::new();
         let mut wall_vertex = vec![false; vertices.len()];
         for (p, poly) in polygons.iter().enumerate() {
@@ -106,7 +110,10 @@ impl NavMesh {
                 let (a, b) = (poly[i], poly[(i + 1) % n]);
                 let slot = poly_start[p] as usize + i;
                 match directed.get(&(b, a)) {
-                    Some(&q) => neighbours[slot] = q,
+                    Some(&(q, twin)) => {
+                        neighbours[slot] = q;
+                        twins[slot] = twin;
+                    }
                     None => {
                         walls.push([a, b, p as u32]);
                         wall_vertex[a as usize] = true;
@@ -175,6 +182,7 @@ impl NavMesh {
             poly_start,
             corners,
             neighbours,
+            twins,
             island,
             island_count,
             wall_vertex,

@@ -56,8 +56,12 @@ pub struct PathCorner {
     /// Where the path bends, metres (for interior corners: `radius` from the wall vertex along the
     /// portal, so the agent clears it).
     pub position: DVec2,
-    /// The mesh vertex the path turns around; `None` for the start and the goal.
+    /// The mesh vertex the path turns around; `None` for the start and the goal, and for an
+    /// interior corner with no wall vertex within twice the radius (a portal end moved by the
+    /// clearance bisection, on the band a wall edge leaves free).
     pub around: Option<CornerVertex>,
+    /// Which way the path turns here; `None` for the start and the goal.
+    pub turn: Option<Turn>,
 }
 
 /// A corner path across the mesh.
@@ -209,6 +213,25 @@ impl NavMesh {
             .flat_map(|&p| self.corners[self.corner_range(p)].iter().copied())
             .filter(|&v| self.wall_vertex[v as usize])
             .collect();
+        // A segment can also pass close to a wall vertex of a polygon it does not cross (a vertex
+        // whose fan of polygons is small): gather the wall ends near each segment from the wall
+        // grid, in steps of a cell.
+        let step = self.wall_grid.cell_size().max(radius);
+        let mut near = Vec::new();
+        for pair in corners.windows(2) {
+            let (a, b) = (pair[0].position, pair[1].position);
+            let samples = (a.distance(b) / step).ceil().max(1.0) as usize;
+            for k in 0..=samples {
+                let at = a.lerp(b, k as f64 / samples as f64);
+                self.walls_near(at, 0.5 * step + 2.0 * radius, &mut near);
+            }
+        }
+        near.sort_unstable();
+        near.dedup();
+        candidates.extend(
+            near.iter()
+                .flat_map(|&w| [self.walls[w as usize][0], self.walls[w as usize][1]]),
+        );
         candidates.sort_unstable();
         candidates.dedup();
         // Each pass inserts at most one corner; a path cannot wrap a vertex twice in a row.
@@ -253,6 +276,7 @@ impl NavMesh {
             corners.insert(
                 i + 1,
                 PathCorner {
+                    turn: Some(turn),
                     position: vp + away * radius,
                     around: Some(CornerVertex {
                         index: v,
@@ -262,6 +286,94 @@ impl NavMesh {
                 },
             );
         }
+    }
+
+    /// After smoothing: the wall vertex that a straight piece `a → b` of the rail passes closest
+    /// to, when closer than `radius` (less 0.1 mm), as a corner wrapping it; vertices already
+    /// wrapped by `path` are skipped. The smoother's tangent lines to the wrap circles are not the
+    /// corner path's segments (they touch the circles elsewhere than the corners), so they can pass
+    /// a vertex the corner path kept clear of.
+    pub(crate) fn vertex_too_close(
+        &self,
+        path: &Path,
+        lines: &[(DVec2, DVec2)],
+    ) -> Option<PathCorner> {
+        let radius = path.radius;
+        if radius <= 0.0 {
+            return None;
+        }
+        let wrapped = |v: u32| {
+            path.corners
+                .iter()
+                .any(|c| c.around.is_some_and(|w| w.index == v))
+        };
+        let step = self.wall_grid.cell_size().max(radius);
+        let mut near = Vec::new();
+        let mut worst: Option<(f64, u32, DVec2, DVec2, DVec2)> = None;
+        for (i, &(a, b)) in lines.iter().enumerate() {
+            near.clear();
+            let samples = (a.distance(b) / step).ceil().max(1.0) as usize;
+            for k in 0..=samples {
+                let at = a.lerp(b, k as f64 / samples as f64);
+                self.walls_near(at, 0.5 * step + radius, &mut near);
+            }
+            near.sort_unstable();
+            near.dedup();
+            for &w in &near {
+                for v in [self.walls[w as usize][0], self.walls[w as usize][1]] {
+                    let vp = self.vertices[v as usize];
+                    let (q, t) = closest_on_segment(vp, a, b);
+                    let d = q.distance(vp);
+                    let at_end = (t <= 0.0 && i == 0) || (t >= 1.0 && i + 1 == lines.len());
+                    if d >= radius - 1e-4 || at_end || wrapped(v) {
+                        continue;
+                    }
+                    if worst.is_none_or(|x| d < x.0 || (d == x.0 && v < x.1)) {
+                        worst = Some((d, v, q, a, b));
+                    }
+                }
+            }
+        }
+        let (_, v, q, a, b) = worst?;
+        let vp = self.vertices[v as usize];
+        let turn = if cross(b - a, vp - a) > 0.0 {
+            Turn::Left
+        } else {
+            Turn::Right
+        };
+        let away = (q - vp).try_normalize().unwrap_or_else(|| {
+            let n = (b - a).normalize_or_zero();
+            if turn == Turn::Left {
+                DVec2::new(n.y, -n.x)
+            } else {
+                DVec2::new(-n.y, n.x)
+            }
+        });
+        Some(PathCorner {
+            position: vp + away * radius,
+            around: Some(CornerVertex {
+                index: v,
+                position: vp,
+                turn,
+            }),
+            turn: Some(turn),
+        })
+    }
+
+    /// Insert `corner` into `path` between the two corners whose segment passes nearest to it.
+    pub(crate) fn insert_corner(path: &mut Path, corner: PathCorner) {
+        let at = (0..path.corners.len() - 1)
+            .min_by(|&i, &j| {
+                let d = |k: usize| {
+                    let (a, b) = (path.corners[k].position, path.corners[k + 1].position);
+                    closest_on_segment(corner.position, a, b)
+                        .0
+                        .distance(corner.position)
+                };
+                d(i).total_cmp(&d(j))
+            })
+            .unwrap_or(0);
+        path.corners.insert(at + 1, corner);
     }
 
     /// The shared edge from polygon `p` into its neighbour `q`, as seen walking from `p` to `q`:

@@ -17,6 +17,9 @@ use super::{Rail, RailError, RailSegment};
 use crate::geometry::{cross, left_normal};
 use crate::level::{NavMesh, Path, PathError, PathOptions, Turn};
 
+/// Most vertices [`NavMesh::plan_rail`] wraps after smoothing.
+const MAX_REWRAPS: usize = 8;
+
 /// Largest arc one quadratic piece may span, radians.
 const MAX_ARC_PIECE: f64 = std::f64::consts::FRAC_PI_3;
 
@@ -79,8 +82,24 @@ impl NavMesh {
         to: DVec2,
         options: &PathOptions,
     ) -> Result<Rail, PlanError> {
-        let path = self.find_path(from, to, options)?;
-        Ok(smooth_path(&path)?)
+        let mut path = self.find_path(from, to, options)?;
+        let mut rail = smooth_path(&path)?;
+        // The tangent lines can pass a wall vertex the corner path kept clear of: wrap it too and
+        // smooth again (each round wraps one more vertex).
+        for _ in 0..MAX_REWRAPS {
+            let lines: Vec<(DVec2, DVec2)> = rail
+                .segments()
+                .iter()
+                .filter(|s| matches!(s, RailSegment::Line(_)))
+                .map(|s| (s.start(), s.end()))
+                .collect();
+            let Some(corner) = self.vertex_too_close(&path, &lines) else {
+                break;
+            };
+            NavMesh::insert_corner(&mut path, corner);
+            rail = smooth_path(&path)?;
+        }
+        Ok(rail)
     }
 }
 
@@ -101,7 +120,16 @@ pub fn smooth_path(path: &Path) -> Result<Rail, RailError> {
                 radius: r,
                 side: if v.turn == Turn::Left { 1.0 } else { -1.0 },
             },
-            _ => Wrap::point(corner.position),
+            // A corner with no vertex to wrap keeps its turn, so that `settle` drops it when the
+            // taut string around the other corners no longer turns that way there.
+            _ => Wrap {
+                side: match corner.turn {
+                    Some(Turn::Left) if interior => 1.0,
+                    Some(Turn::Right) if interior => -1.0,
+                    _ => 0.0,
+                },
+                ..Wrap::point(corner.position)
+            },
         };
         // Several portals can fan out of one vertex, giving consecutive corners around it: the
         // path wraps that vertex once.
