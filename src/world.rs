@@ -52,6 +52,9 @@ pub struct Agent {
     pub(crate) last_stop_time: f64,
     /// When and to which side its rail was last bent around a collision.
     pub(crate) last_reroute: Option<(f64, Side)>,
+    /// Progress of its bends: the least straight-line distance to its rail's end seen at a bend
+    /// (metres), and how many bends since that came without getting a metre closer.
+    pub(crate) bend_progress: (f64, u32),
     /// A standing agent does not try to bend its rail again before this time (after a try
     /// that failed), seconds.
     pub(crate) next_bend_time: f64,
@@ -91,6 +94,7 @@ impl Agent {
     /// Forget the resolution state of an old rail (a new rail from the host, or none).
     fn reset_resolution(&mut self) {
         self.last_reroute = None;
+        self.bend_progress = (f64::INFINITY, 0);
         self.next_bend_time = f64::NEG_INFINITY;
         self.waiting_on = None;
         self.cannot_yield_until = f64::NEG_INFINITY;
@@ -286,6 +290,7 @@ impl World {
             invalid_motion: false,
             last_stop_time: f64::NEG_INFINITY,
             last_reroute: None,
+            bend_progress: (f64::INFINITY, 0),
             next_bend_time: f64::NEG_INFINITY,
             waiting_on: None,
             cannot_yield_until: f64::NEG_INFINITY,

@@ -35,6 +35,14 @@ const BEND_RETRY: f64 = 0.5;
 /// long, seconds (longer than its own retry, so the next in rank gets a turn).
 const YIELD_RETRY: f64 = 1.0;
 
+/// Bends in a row that bring a moving agent no metre closer to its rail's end: it is circling
+/// around agents with nowhere to go (each bend rejoins a rail that meets the next one), and it
+/// plans a detour around all of them instead.
+const CIRCLING_BENDS: u32 = 4;
+
+/// Progress a bend must make towards the rail's end to count, metres.
+const BEND_PROGRESS: f64 = 1.0;
+
 /// One sweep to run: an agent's predicted motion on a rail.
 pub(crate) struct Sweep<'r> {
     pub key: AgentKey,
@@ -264,6 +272,14 @@ impl World {
                 if let Some(side) = reroute.side {
                     agent.last_reroute = Some((now, side));
                 }
+                // Bends that make no progress towards the end count up to a detour.
+                let remaining = agent.position().distance(rail.end());
+                agent.bend_progress = match reroute.reason {
+                    RerouteReason::Avoid if remaining > agent.bend_progress.0 - BEND_PROGRESS => {
+                        (agent.bend_progress.0, agent.bend_progress.1 + 1)
+                    }
+                    _ => (remaining, 0),
+                };
                 match reroute.reason {
                     RerouteReason::Yield => {
                         agent.resume_goal = decision.resume_goal;
@@ -436,6 +452,28 @@ fn decide(
             .last_reroute
             .filter(|(t, _)| world.time - t < config.reroute_side_hold)
             .map(|(_, side)| side);
+        // Circling around agents with nowhere to go: a path around all of them (the search
+        // counts against the frame's budget whatever it finds).
+        let searched_detour = !collider.wants_to_move()
+            && agent.bend_progress.1 >= CIRCLING_BENDS
+            && world.detour_searches < DETOUR_SEARCHES_PER_FRAME;
+        if searched_detour {
+            if let Some(found) = world.checked_detour(key, candidates, samples) {
+                let mut detour = Decision::with_collision(
+                    Order::Reroute {
+                        rail: Arc::new(found.rail),
+                        reroute: Reroute {
+                            reason: RerouteReason::Detour,
+                            via: found.rejoin,
+                            side: None,
+                        },
+                    },
+                    collision,
+                );
+                detour.searched_detour = true;
+                return detour;
+            }
+        }
         if !(waiting_helps && stop_is_clear) {
             let request = BendRequest {
                 key,
@@ -452,7 +490,9 @@ fn decide(
                 let smaller =
                     bend.overlap < collision.overlap && bend.collision_time > collision.time;
                 if bend.accepted || smaller {
-                    return Decision::with_collision(bend.into_order(), collision);
+                    let mut decision = Decision::with_collision(bend.into_order(), collision);
+                    decision.searched_detour = searched_detour;
+                    return decision;
                 }
             }
         }
@@ -461,7 +501,9 @@ fn decide(
         } else {
             StopCause::Unavoidable(collision)
         };
-        return Decision::with_collision(Order::Stop { cause }, collision);
+        let mut decision = Decision::with_collision(Order::Stop { cause }, collision);
+        decision.searched_detour = searched_detour;
+        return decision;
     }
     // 5. Follow distance, then the way back to the preferred speed.
     let leader = follow_leader(world, key, 1.0, candidates);
