@@ -239,8 +239,8 @@ impl Rail {
             return Err(RailError::EmptySplit { s });
         }
         Ok((
-            Rail::new(self.cut(0.0, s))?,
-            Rail::new(self.cut(s, self.length()))?,
+            self.assemble(self.cut(0.0, s))?,
+            self.assemble(self.cut(s, self.length()))?,
         ))
     }
 
@@ -257,7 +257,7 @@ impl Rail {
         if s1 - s0 < SNAP {
             return Err(RailError::EmptyRange { s0, s1 });
         }
-        Rail::new(self.cut(s0, s1))
+        self.assemble(self.cut(s0, s1))
     }
 
     /// Replaces the part `[s0, s1]` with `replacement`, which must start at `position(s0)`
@@ -305,16 +305,32 @@ impl Rail {
             Vec::new()
         };
         if let Some(h) = head.last() {
-            replacement[0] = replacement[0].with_start(h.end());
+            replacement[0] = replacement[0].with_start(h.segment.end());
         }
         if let Some(t) = tail.first() {
             let n = replacement.len() - 1;
-            replacement[n] = replacement[n].with_end(t.start());
+            replacement[n] = replacement[n].with_end(t.segment.start());
         }
-        let mut segments = head;
-        segments.extend(replacement);
-        segments.extend(tail);
-        Rail::new(segments)
+        let mut parts = head;
+        parts.extend(replacement.into_iter().map(|segment| Part {
+            segment,
+            source: None,
+        }));
+        parts.extend(tail);
+        self.assemble(parts)
+    }
+
+    /// A rail of `parts`: segments copied whole from this rail keep their arclength tables
+    /// (copied, not rebuilt: the same numbers, since a table is a function of its segment)
+    /// and skip the checks they passed here; the others are checked and tabled as in
+    /// [`Rail::new`]. Bends and detours splice long rails many times a frame, and rebuilding
+    /// the tables of the untouched tail was a fifth of a crowded frame (`perf`, city-small).
+    fn assemble(&self, parts: Vec<Part>) -> Result<Rail, RailError> {
+        let sources: Vec<Option<usize>> = parts.iter().map(|p| p.source).collect();
+        let segments: Vec<RailSegment> = parts.into_iter().map(|p| p.segment).collect();
+        validate_new(&segments, |i| sources[i].is_none())?;
+        let table = ArcTable::build_reusing(&segments, |i| sources[i].map(|k| (&self.table, k)))?;
+        Ok(Rail { segments, table })
     }
 
     /// The arclength of the rail point nearest `point`, metres (0 for a non-finite point).
@@ -383,7 +399,7 @@ impl Rail {
     }
 
     /// The segments covering `[s0, s1]` (`0 ≤ s0 < s1 ≤ length`), ends cut by subsegment.
-    fn cut(&self, s0: f64, s1: f64) -> Vec<RailSegment> {
+    fn cut(&self, s0: f64, s1: f64) -> Vec<Part> {
         let (i0, t0) = self.cut_location(s0, false);
         let (i1, t1) = self.cut_location(s1, true);
         let mut out = Vec::with_capacity(i1.saturating_sub(i0) + 1);
@@ -391,17 +407,36 @@ impl Rail {
             let a = if i == i0 { t0 } else { 0.0 };
             let b = if i == i1 { t1 } else { 1.0 };
             if a == 0.0 && b == 1.0 {
-                out.push(self.segments[i]);
+                out.push(Part {
+                    segment: self.segments[i],
+                    source: Some(i),
+                });
             } else if a < b {
-                out.push(self.segments[i].subsegment(a, b));
+                out.push(Part {
+                    segment: self.segments[i].subsegment(a, b),
+                    source: None,
+                });
             }
         }
         out
     }
 }
 
+/// A segment of a rail being assembled from another: `source` is its index there when it is
+/// copied whole.
+struct Part {
+    segment: RailSegment,
+    source: Option<usize>,
+}
+
 /// The checks of [`Rail::new`] that need no arclength table.
 fn validate(segments: &[RailSegment]) -> Result<(), RailError> {
+    validate_new(segments, |_| true)
+}
+
+/// [`validate`], with the per-segment checks (length, cusp) only for the segments `is_new`
+/// picks: the others come whole from a rail that passed them.
+fn validate_new(segments: &[RailSegment], is_new: impl Fn(usize) -> bool) -> Result<(), RailError> {
     if segments.is_empty() {
         return Err(RailError::Empty);
     }
@@ -416,7 +451,7 @@ fn validate(segments: &[RailSegment]) -> Result<(), RailError> {
             return Err(RailError::Disconnected { segment: i, gap });
         }
     }
-    for (i, seg) in segments.iter().enumerate() {
+    for (i, seg) in segments.iter().enumerate().filter(|&(i, _)| is_new(i)) {
         let length = seg.arclength();
         if length.is_nan() || length < MIN_SEGMENT_LENGTH {
             return Err(RailError::ZeroLength { segment: i });

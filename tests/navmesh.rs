@@ -292,3 +292,63 @@ fn a_walk_to_a_wall_vertex_reaches_it() {
         .unwrap();
     assert!(plaza.navmesh().is_reachable(from, corner), "{corner}");
 }
+
+/// The exact segment clearance sees a wall corner between any two samples: a segment passing a
+/// pillar corner at 0.38 m fails a 0.4 m clearance wherever the corner falls along it.
+#[test]
+fn segment_clearance_is_exact_at_a_corner() {
+    let hall = level("pillar-hall");
+    let mesh = hall.navmesh();
+    let corner = v(4.5, 4.5);
+    let outward = v(-1.0, -1.0).normalize();
+    let along = v(1.0, -1.0).normalize();
+    for shift in [0.0, 0.05, 0.1, 0.137] {
+        let passing = |d: f64| {
+            let mid = corner + outward * d + along * shift;
+            (mid - along * 2.0, mid + along * 2.0)
+        };
+        let (a, b) = passing(0.38);
+        assert!(!mesh.segment_keeps_clearance(a, b, 0.4), "shift {shift}");
+        let (a, b) = passing(0.42);
+        assert!(mesh.segment_keeps_clearance(a, b, 0.4), "shift {shift}");
+    }
+}
+
+/// Against the wall distance sampled every millimetre along random segments of the plaza.
+#[test]
+fn segment_clearance_agrees_with_dense_sampling() {
+    let plaza = level("plaza");
+    let mesh = plaza.navmesh();
+    let mut state = 11u64;
+    let mut unit = || {
+        // SplitMix64.
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (lo, hi) = mesh.bounds();
+    let mut checked = 0;
+    while checked < 300 {
+        let a = lo + (hi - lo) * v(unit(), unit());
+        let b = a + v(unit() - 0.5, unit() - 0.5) * 8.0;
+        if !mesh.is_reachable(a, b) {
+            continue;
+        }
+        let n = (a.distance(b) / 0.001).ceil() as usize;
+        let sampled = (0..=n)
+            .map(|k| mesh.wall_distance(a.lerp(b, k as f64 / n as f64)))
+            .fold(f64::INFINITY, f64::min);
+        let clearance = 0.5;
+        if (sampled - clearance).abs() < 0.002 {
+            continue;
+        }
+        assert_eq!(
+            mesh.segment_keeps_clearance(a, b, clearance),
+            sampled >= clearance,
+            "{a} -> {b}: sampled {sampled}"
+        );
+        checked += 1;
+    }
+}

@@ -103,6 +103,15 @@ impl ArcTable {
     /// Builds the table for already validated segments (finite, connected). Fails with
     /// [`RailError::ZeroLength`] for segments shorter than 1e-9 m.
     pub fn build(segments: &[RailSegment]) -> Result<ArcTable, RailError> {
+        Self::build_reusing(segments, |_| None)
+    }
+
+    /// [`ArcTable::build`], copying the pieces of segment `i` from `reuse(i)` = (table, index
+    /// of the same segment there) when given: identical numbers, no rebuilding.
+    pub fn build_reusing<'a>(
+        segments: &[RailSegment],
+        reuse: impl Fn(usize) -> Option<(&'a ArcTable, usize)>,
+    ) -> Result<ArcTable, RailError> {
         let mut table = ArcTable {
             spans: Vec::with_capacity(segments.len()),
             pieces: Vec::new(),
@@ -110,7 +119,13 @@ impl ArcTable {
         };
         for (index, seg) in segments.iter().enumerate() {
             let first = table.pieces.len() as u32;
-            let length = if seg.is_line() {
+            let length = if let Some((source, k)) = reuse(index) {
+                let span = source.spans[k];
+                table
+                    .pieces
+                    .extend_from_slice(&source.pieces[span.first as usize..span.end as usize]);
+                span.length
+            } else if seg.is_line() {
                 seg.arclength()
             } else {
                 build_segment(seg, &mut table.pieces)

@@ -105,20 +105,10 @@ pub(crate) fn avoidance_point(
     })
 }
 
-/// Whether the straight segment `a → b` is on the mesh and keeps `clearance` metres from every
-/// wall (sampled every `clearance / 2`, so a wall corner between samples can come up to
-/// `clearance / 4` closer).
+/// Whether the straight segment `a → b` is on the mesh and keeps `clearance` metres (less
+/// 1 mm) from every wall, exactly ([`NavMesh::segment_keeps_clearance`]).
 pub(crate) fn segment_is_clear(mesh: &NavMesh, a: DVec2, b: DVec2, clearance: f64) -> bool {
-    if !mesh.is_reachable(a, b) {
-        return false;
-    }
-    let count = (a.distance(b) / (0.5 * clearance).max(0.05))
-        .ceil()
-        .max(1.0) as usize;
-    (0..=count).all(|k| {
-        let p = a.lerp(b, k as f64 / count as f64);
-        mesh.wall_distance(p) >= clearance - CLEARANCE_SLACK
-    })
+    mesh.is_reachable(a, b) && mesh.segment_keeps_clearance(a, b, clearance - CLEARANCE_SLACK)
 }
 
 /// Where and how [`reconnection_s`] looks.
