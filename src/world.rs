@@ -194,6 +194,8 @@ pub struct World {
     pub(crate) yield_searches: u32,
     /// Detour searches made this frame (they have a per-frame budget).
     pub(crate) detour_searches: u32,
+    /// Bends tried by standing agents this frame (they have a per-frame budget).
+    pub(crate) standing_bends: u32,
     /// Wall obstacles for the free agents' solvers, built with the first free agent.
     pub(crate) obstacles: Option<Arc<crate::steer::ObstacleMap>>,
     pub(crate) steer_scratch: crate::steer::SteerScratch,
@@ -222,6 +224,7 @@ impl World {
             rail_serial: 0,
             yield_searches: 0,
             detour_searches: 0,
+            standing_bends: 0,
             obstacles: None,
             steer_scratch: Default::default(),
             #[cfg(feature = "parallel")]
@@ -443,6 +446,7 @@ impl World {
         }
         self.yield_searches = 0;
         self.detour_searches = 0;
+        self.standing_bends = 0;
         self.grid_dirty = true;
     }
 

@@ -459,3 +459,36 @@ fn a_goal_taken_later_by_a_stander_moves_to_a_free_spot() {
     );
     assert!(rail.end().distance(v(8.0, 15.0)) <= 12.0 * 0.4);
 }
+
+/// A crowd placed at once fails and retries its bends together; a frame tries at most 24 bends
+/// of standing agents (the rest try on the next frames, in query order), so no frame holds them
+/// all.
+#[test]
+fn standing_agents_bend_at_most_twenty_four_a_frame() {
+    let mut world = world_on("open-field");
+    let mut waiters = Vec::new();
+    for row in 0..4 {
+        for column in 0..8 {
+            let at = v(2.0 + 3.5 * column as f64, 2.0 + 7.0 * row as f64);
+            waiters.push(waiter(&mut world, at, at + v(0.0, 5.0)));
+            stander(&mut world, at + v(0.0, 1.5));
+        }
+    }
+    let mut orders = Vec::new();
+    let mut bent = std::collections::BTreeSet::new();
+    let mut per_frame = Vec::new();
+    for _ in 0..3 {
+        world.begin_frame(1.0 / 30.0);
+        world.query_all(&mut orders);
+        let now: Vec<AgentKey> = orders
+            .iter()
+            .filter(|(_, o)| matches!(o, Order::Reroute { .. }))
+            .map(|(k, _)| *k)
+            .collect();
+        per_frame.push(now.len());
+        bent.extend(now);
+    }
+    assert!(per_frame.iter().all(|&n| n <= 24), "{per_frame:?}");
+    assert_eq!(per_frame[0], 24, "{per_frame:?}");
+    assert_eq!(bent.len(), waiters.len(), "{per_frame:?}");
+}
