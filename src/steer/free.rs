@@ -396,6 +396,21 @@ impl World {
         while next < last && free.corners[next].distance(position) <= radius {
             next += 1;
         }
+        // A corner the crowd has pushed it past or around is not walked back to: while the corner
+        // after it is in plain sight (the straight way there clears every wall by a radius), it
+        // is skipped. Otherwise agents pushed beyond a corner turn back toward it, and a group
+        // all trying to reach the same corner point blocks itself there.
+        // Path corners are planned exactly a radius from the wall vertex they turn around: the
+        // test clears a hair less, so rounding cannot hide them.
+        let obstacles = self
+            .obstacles
+            .as_ref()
+            .expect("built with the first free agent");
+        let clearance = radius * (1.0 - 1e-6);
+        while next < last && obstacles.is_segment_clear(position, free.corners[next + 1], clearance)
+        {
+            next += 1;
+        }
         // Strayed off the line to the next corner (pushed by others): still in sight?
         let from = free.corners[next.saturating_sub(1)];
         let (closest, _) = closest_on_segment(position, from, free.corners[next]);
