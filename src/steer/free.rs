@@ -4,8 +4,8 @@
 
 use glam::DVec2;
 
-use super::neighbours::{nearest_among, NeighbourGrid};
-use super::orca::{orca_velocity, OrcaAgent, OrcaNeighbour, OrcaScratch};
+use super::neighbours::{nearest_among, nearest_among_sorted, NeighbourGrid};
+use super::orca::{orca_velocity, ObstacleMap, OrcaAgent, OrcaNeighbour, OrcaScratch};
 use super::ttc::{ttc_velocity, TtcAgent, TtcNeighbour};
 use crate::geometry::closest_on_segment;
 use crate::level::PathOptions;
@@ -73,6 +73,8 @@ pub(crate) struct SteerScratch {
     positions: Vec<DVec2>,
     radii: Vec<f64>,
     priorities: Vec<i32>,
+    /// The solvers' ids (see `id_of`).
+    ids: Vec<u32>,
     /// Whether the agent steers freely.
     free: Vec<bool>,
     /// The velocity the others see this substep: a free agent's velocity of the previous
@@ -82,6 +84,14 @@ pub(crate) struct SteerScratch {
     solved: Vec<DVec2>,
     /// Dense indices of the free agents.
     free_agents: Vec<u32>,
+    /// The solver inputs of free agent `f` (index into `free_agents`), copied out of the agents'
+    /// records once per frame: its solver, neighbour distance (m) and most neighbours, largest
+    /// speed (m/s), the range its solver searches walls within (m), its preferred velocity (m/s).
+    locomotions: Vec<Locomotion>,
+    limits: Vec<(f64, usize)>,
+    max_speeds: Vec<f64>,
+    wall_ranges: Vec<f64>,
+    preferred: Vec<DVec2>,
     /// Free agent `f`'s neighbours are `neighbour_list[neighbour_start[f]..neighbour_start[f + 1]]`
     /// (dense indices, nearest first).
     neighbour_start: Vec<u32>,
@@ -91,17 +101,42 @@ pub(crate) struct SteerScratch {
     /// Candidate lists (Verlet lists): free agent `f` may only have neighbours among
     /// `candidates[candidate_start[f]..candidate_start[f + 1]]`, every agent that was within its
     /// neighbour distance + `skin` when the lists were made, at `listed_positions`, for the
-    /// agents `listed_keys`.
+    /// agents `listed_keys`. Each list is sorted by the distance then, and `candidate_floor`
+    /// holds for each candidate a lower bound of its squared distance for as long as the list
+    /// is used (the distance then less a skin), so the search for the nearest stops early.
     candidate_start: Vec<u32>,
     candidates: Vec<u32>,
+    candidate_floor: Vec<f64>,
     listed_keys: Vec<AgentKey>,
     listed_positions: Vec<DVec2>,
     skin: f64,
+    /// Free agent `f` had no wall within `wall_free[f]` metres of its listed position (0 when
+    /// one was near): while it is within `wall_free[f] - range` of that position, its wall
+    /// queries within `range` are known to be empty and are skipped.
+    wall_free: Vec<f64>,
+    /// An obstacle map without obstacles, for agents with no wall in reach.
+    no_walls: ObstacleMap,
     orca_neighbours: Vec<OrcaNeighbour>,
     ttc_neighbours: Vec<TtcNeighbour>,
     walls: Vec<(DVec2, DVec2)>,
     edges: Vec<(f64, u32)>,
     orca: OrcaScratch,
+}
+
+impl SteerScratch {
+    /// How far from free agent `f` no wall is known to be, metres (0 if unknown): its
+    /// wall-free radius at its listed position less how far it has moved since, less a
+    /// micrometre for rounding.
+    fn wall_clearance(&self, f: usize) -> f64 {
+        let i = self.free_agents[f] as usize;
+        let moved = self.positions[i].distance(self.listed_positions[i]);
+        let clear = self.wall_free[f] - moved - 1e-6;
+        if clear.is_finite() {
+            clear.max(0.0)
+        } else {
+            0.0
+        }
+    }
 }
 
 /// The stable id of a key for the solvers' tie-breaking rules (its slot index).
@@ -209,25 +244,45 @@ impl World {
             return;
         }
         let mut scratch = std::mem::take(&mut self.steer_scratch);
-        // 1. Preferred velocities, and the flat copy of every agent.
+        // 1. The flat copy of every agent, and the free agents' solver inputs.
+        let config = *self.config();
         scratch.keys.clear();
         scratch.positions.clear();
         scratch.radii.clear();
         scratch.priorities.clear();
+        scratch.ids.clear();
         scratch.free.clear();
         scratch.velocities.clear();
         scratch.free_agents.clear();
+        scratch.locomotions.clear();
+        scratch.limits.clear();
+        scratch.max_speeds.clear();
+        scratch.wall_ranges.clear();
+        let mut longest = 0.0_f64;
         for (key, agent) in &self.agents {
             let dense = scratch.keys.len() as u32;
+            let desc = agent.desc();
             scratch.keys.push(key);
             scratch.positions.push(agent.position());
-            scratch.radii.push(agent.desc().radius);
-            scratch.priorities.push(agent.desc().priority);
+            scratch.radii.push(desc.radius);
+            scratch.priorities.push(desc.priority);
+            scratch.ids.push(id_of(key));
             scratch.free.push(agent.free.is_some());
             match &agent.free {
                 Some(free) => {
                     scratch.velocities.push(free.velocity);
                     scratch.free_agents.push(dense);
+                    let limits = neighbour_limits(&config, desc);
+                    longest = longest.max(limits.0);
+                    let max_speed = desc.gaits.iter().map(|g| g.speed).fold(0.0, f64::max);
+                    let horizon = match desc.locomotion {
+                        Locomotion::Ttc => config.ttc.time_horizon,
+                        _ => config.orca.obstacle_time_horizon,
+                    };
+                    scratch.locomotions.push(desc.locomotion);
+                    scratch.limits.push(limits);
+                    scratch.max_speeds.push(max_speed);
+                    scratch.wall_ranges.push(horizon * max_speed + desc.radius);
                 }
                 None => scratch.velocities.push(DVec2::NAN),
             }
@@ -236,16 +291,13 @@ impl World {
             self.steer_scratch = scratch;
             return;
         }
+        // Preferred velocities.
+        scratch.preferred.clear();
         for &i in &scratch.free_agents {
-            self.follow_path(scratch.keys[i as usize]);
+            let preferred = self.follow_path(scratch.keys[i as usize]);
+            scratch.preferred.push(preferred);
         }
         // 2. Neighbours: the nearest among the candidate lists, made again when needed.
-        let config = *self.config();
-        let mut longest = 0.0_f64;
-        for &i in &scratch.free_agents {
-            let (r, _) = neighbour_limits(&config, self.agents[scratch.keys[i as usize]].desc());
-            longest = longest.max(r);
-        }
         let skin = CANDIDATE_SKIN * longest;
         let moved_sq = (0.5 * skin) * (0.5 * skin);
         let stale = scratch.skin != skin
@@ -257,66 +309,21 @@ impl World {
                 // NaN (never for positions from the host) counts as moved.
                 .any(|(p, q)| p.distance_squared(*q).is_nan() || p.distance_squared(*q) > moved_sq);
         if stale {
-            scratch.grid.rebuild(&scratch.positions, longest + skin);
-            scratch.candidate_start.clear();
-            scratch.candidates.clear();
-            scratch.candidate_start.push(0);
-            for &i in &scratch.free_agents {
-                let (range, max) =
-                    neighbour_limits(&config, self.agents[scratch.keys[i as usize]].desc());
-                let centre = scratch.positions[i as usize];
-                let from = scratch.candidates.len();
-                scratch
-                    .grid
-                    .within(centre, range + skin, i, &mut scratch.candidates);
-                // With `max` agents within `kth` now, after everyone has moved up to skin / 2
-                // the `max` nearest are within kth + skin, so they are within kth + 2 skin now:
-                // in a crowd the list keeps to those (it would hold the whole crowd otherwise).
-                nearest_among(
-                    &scratch.candidates[from..],
-                    &scratch.positions,
-                    centre,
-                    range,
-                    max,
-                    &mut scratch.nearest,
-                );
-                if max > 0 && scratch.nearest.len() == max {
-                    let kth = scratch.nearest[max - 1].0.sqrt();
-                    let keep = kth + 2.0 * skin;
-                    // A hair longer, so rounding cannot drop an agent at exactly that distance.
-                    let keep_sq = keep * keep * (1.0 + 1e-9);
-                    let positions = &scratch.positions;
-                    let mut kept = from;
-                    for k in from..scratch.candidates.len() {
-                        let j = scratch.candidates[k];
-                        if positions[j as usize].distance_squared(centre) <= keep_sq {
-                            scratch.candidates[kept] = j;
-                            kept += 1;
-                        }
-                    }
-                    scratch.candidates.truncate(kept);
-                }
-                scratch
-                    .candidate_start
-                    .push(scratch.candidates.len() as u32);
-            }
-            scratch.listed_keys.clone_from(&scratch.keys);
-            scratch.listed_positions.clone_from(&scratch.positions);
-            scratch.skin = skin;
+            self.make_candidate_lists(&mut scratch, skin);
         }
         scratch.neighbour_start.clear();
         scratch.neighbour_list.clear();
         scratch.neighbour_start.push(0);
         for f in 0..scratch.free_agents.len() {
-            let i = scratch.free_agents[f];
-            let key = scratch.keys[i as usize];
-            let (range, max) = neighbour_limits(&config, self.agents[key].desc());
-            let listed = &scratch.candidates
-                [scratch.candidate_start[f] as usize..scratch.candidate_start[f + 1] as usize];
-            nearest_among(
-                listed,
+            let i = scratch.free_agents[f] as usize;
+            let (range, max) = scratch.limits[f];
+            let listed =
+                scratch.candidate_start[f] as usize..scratch.candidate_start[f + 1] as usize;
+            nearest_among_sorted(
+                &scratch.candidates[listed.clone()],
+                &scratch.candidate_floor[listed],
                 &scratch.positions,
-                scratch.positions[i as usize],
+                scratch.positions[i],
                 range,
                 max,
                 &mut scratch.nearest,
@@ -344,11 +351,9 @@ impl World {
             solved.clear();
             let mut any_orca = false;
             for f in 0..scratch.free_agents.len() {
-                let i = scratch.free_agents[f] as usize;
-                let agent = &self.agents[scratch.keys[i]];
-                let locomotion = agent.desc().locomotion;
+                let locomotion = scratch.locomotions[f];
                 if substep > 0 && locomotion != Locomotion::Orca {
-                    solved.push(scratch.velocities[i]);
+                    solved.push(scratch.velocities[scratch.free_agents[f] as usize]);
                     continue;
                 }
                 any_orca |= locomotion == Locomotion::Orca;
@@ -363,24 +368,106 @@ impl World {
             }
         }
         // 4. The mesh guard.
-        for &i in &scratch.free_agents {
-            let key = scratch.keys[i as usize];
-            let solved = scratch.velocities[i as usize];
-            let free = self.agents[key].free.as_mut().expect("free");
-            free.solved = solved;
-            let preferred = free.preferred;
-            let velocity = self.keep_on_mesh(scratch.positions[i as usize], solved, dt);
+        for f in 0..scratch.free_agents.len() {
+            let i = scratch.free_agents[f] as usize;
+            let key = scratch.keys[i];
+            let solved = scratch.velocities[i];
+            self.agents[key].free.as_mut().expect("free").solved = solved;
+            let clear = scratch.wall_clearance(f);
+            let velocity = self.keep_on_mesh(scratch.positions[i], solved, dt, clear);
             out.push(Steer {
                 key,
                 velocity,
-                preferred,
+                preferred: scratch.preferred[f],
             });
         }
         self.steer_scratch = scratch;
     }
 
-    /// Step 1 of [`World::steer_all`] for one agent.
-    fn follow_path(&mut self, key: AgentKey) {
+    /// Step 2 of [`World::steer_all`] when the candidate lists are stale: each free agent's
+    /// list (every agent within its neighbour distance + `skin`; in a crowd, within the
+    /// distance of its `max`-th nearest + two skins), sorted by distance, with the lower bounds
+    /// of the distances while the list is used; and how far each one is from the walls.
+    fn make_candidate_lists(&self, scratch: &mut SteerScratch, skin: f64) {
+        let longest = skin / CANDIDATE_SKIN;
+        scratch.grid.rebuild(&scratch.positions, longest + skin);
+        scratch.candidate_start.clear();
+        scratch.candidates.clear();
+        scratch.candidate_floor.clear();
+        scratch.wall_free.clear();
+        scratch.candidate_start.push(0);
+        let obstacles = self
+            .obstacles
+            .as_ref()
+            .expect("built with the first free agent");
+        // While a list is used every agent stays within half a skin of where it was listed, so
+        // every distance within a skin of its listed value (a hair more for rounding).
+        let slack = skin * (1.0 + 1e-9) + 1e-9;
+        for f in 0..scratch.free_agents.len() {
+            let i = scratch.free_agents[f];
+            let (range, max) = scratch.limits[f];
+            let centre = scratch.positions[i as usize];
+            let from = scratch.candidates.len();
+            scratch
+                .grid
+                .within(centre, range + skin, i, &mut scratch.candidates);
+            // With `max` agents within `kth` now, after everyone has moved up to skin / 2 the
+            // `max` nearest are within kth + skin, so they are within kth + 2 skin now: in a
+            // crowd the list keeps to those (it would hold the whole crowd otherwise).
+            nearest_among(
+                &scratch.candidates[from..],
+                &scratch.positions,
+                centre,
+                range,
+                max,
+                &mut scratch.nearest,
+            );
+            let keep_sq = if max > 0 && scratch.nearest.len() == max {
+                let keep = scratch.nearest[max - 1].0.sqrt() + 2.0 * skin;
+                // A hair longer, so rounding cannot drop an agent at exactly that distance.
+                keep * keep * (1.0 + 1e-9)
+            } else {
+                f64::INFINITY
+            };
+            let positions = &scratch.positions;
+            scratch.nearest.clear();
+            scratch.nearest.extend(
+                scratch.candidates[from..]
+                    .iter()
+                    .map(|&j| (positions[j as usize].distance_squared(centre), j))
+                    .filter(|&(d, _)| d <= keep_sq),
+            );
+            scratch
+                .nearest
+                .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            scratch.candidates.truncate(from);
+            for &(d, j) in &scratch.nearest {
+                scratch.candidates.push(j);
+                let floor = (d.sqrt() - slack).max(0.0);
+                scratch.candidate_floor.push(floor * floor);
+            }
+            scratch
+                .candidate_start
+                .push(scratch.candidates.len() as u32);
+            // No wall within the solver's wall range + a skin: its wall queries are skipped
+            // until it has moved a skin.
+            let reach = scratch.wall_ranges[f] + skin;
+            scratch
+                .wall_free
+                .push(if obstacles.is_clear_within(centre, reach) {
+                    reach
+                } else {
+                    0.0
+                });
+        }
+        scratch.listed_keys.clone_from(&scratch.keys);
+        scratch.listed_positions.clone_from(&scratch.positions);
+        scratch.skin = skin;
+    }
+
+    /// Step 1 of [`World::steer_all`] for one agent: its preferred velocity (also kept in its
+    /// record).
+    fn follow_path(&mut self, key: AgentKey) -> DVec2 {
         let agent = &self.agents[key];
         let position = agent.position();
         let radius = agent.desc().radius;
@@ -388,7 +475,7 @@ impl World {
         let free = agent.free.as_ref().expect("free");
         if free.goal.is_none() || free.corners.is_empty() {
             self.agents[key].free.as_mut().expect("free").preferred = DVec2::ZERO;
-            return;
+            return DVec2::ZERO;
         }
         let last = free.corners.len() - 1;
         let mut next = free.next.min(last);
@@ -445,21 +532,28 @@ impl World {
         } else {
             DVec2::ZERO
         };
+        free.preferred
     }
 
     /// Step 3 of [`World::steer_all`] for free agent `f` (index into the free agents) and one
-    /// substep.
+    /// substep, from the flat copies in `scratch` (no lookup in the agents' records).
     fn solve(&self, f: usize, scratch: &mut SteerScratch, dt: f64) -> DVec2 {
+        let clear = scratch.wall_clearance(f);
         let SteerScratch {
-            keys,
             positions,
             radii,
             priorities,
+            ids,
             free: is_free,
             velocities,
             free_agents,
+            locomotions,
+            max_speeds,
+            wall_ranges,
+            preferred,
             neighbour_start,
             neighbour_list,
+            no_walls,
             orca_neighbours,
             ttc_neighbours,
             walls,
@@ -468,27 +562,29 @@ impl World {
             ..
         } = scratch;
         let i = free_agents[f] as usize;
-        let key = keys[i];
-        let agent = &self.agents[key];
-        let free = agent.free.as_ref().expect("free");
-        let desc = agent.desc();
         let own_velocity = velocities[i];
+        let own_priority = priorities[i];
+        let radius = radii[i];
+        let max_speed = max_speeds[f];
         let list = &neighbour_list[neighbour_start[f] as usize..neighbour_start[f + 1] as usize];
         // A free neighbour shares the avoidance by priority; a rail agent leaves it all to us.
         let responsibility_of = |j: usize| {
             if is_free[j] {
-                responsibility(desc.priority, priorities[j])
+                responsibility(own_priority, priorities[j])
             } else {
                 1.0
             }
         };
-        let max_speed = desc.gaits.iter().map(|g| g.speed).fold(0.0, f64::max);
         let config = self.config();
-        let obstacles = self
-            .obstacles
-            .as_ref()
-            .expect("built with the first free agent");
-        match desc.locomotion {
+        // No wall within the solver's range (known from the candidate lists): skip the query.
+        let obstacles = if clear >= wall_ranges[f] {
+            &*no_walls
+        } else {
+            self.obstacles
+                .as_deref()
+                .expect("built with the first free agent")
+        };
+        match locomotions[f] {
             Locomotion::Ttc => {
                 // The chapter has every agent take the whole force (responsibility 1); ORCA's
                 // shares are doubled to that scale (equal priorities 1, a higher-priority
@@ -504,8 +600,8 @@ impl World {
                     }
                 }));
                 walls.clear();
-                let reach = config.ttc.time_horizon * max_speed + desc.radius;
-                obstacles.edges_near(agent.position(), reach, edges);
+                let reach = config.ttc.time_horizon * max_speed + radius;
+                obstacles.edges_near(positions[i], reach, edges);
                 let vertices = obstacles.vertices();
                 walls.extend(edges.iter().map(|&(_, e)| {
                     let v = &vertices[e as usize];
@@ -513,10 +609,10 @@ impl World {
                 }));
                 ttc_velocity(
                     &TtcAgent {
-                        position: agent.position(),
+                        position: positions[i],
                         velocity: own_velocity,
-                        preferred_velocity: free.preferred,
-                        radius: desc.radius,
+                        preferred_velocity: preferred[f],
+                        radius,
                         max_speed,
                     },
                     ttc_neighbours,
@@ -534,17 +630,17 @@ impl World {
                         velocity: velocities[j],
                         radius: radii[j],
                         responsibility: responsibility_of(j),
-                        id: id_of(keys[j]),
+                        id: ids[j],
                     }
                 }));
                 orca_velocity(
                     &OrcaAgent {
-                        position: agent.position(),
+                        position: positions[i],
                         velocity: own_velocity,
-                        preferred_velocity: free.preferred,
-                        radius: desc.radius,
+                        preferred_velocity: preferred[f],
+                        radius,
                         max_speed,
-                        id: id_of(key),
+                        id: ids[i],
                     },
                     orca_neighbours,
                     obstacles,
@@ -558,8 +654,9 @@ impl World {
 
     /// Step 4 of [`World::steer_all`]: `velocity`, or if moving at it for `dt` would cross a
     /// wall, its component along that wall (if that stays on the mesh), else the part of the
-    /// step that stays on the mesh.
-    fn keep_on_mesh(&self, position: DVec2, velocity: DVec2, dt: f64) -> DVec2 {
+    /// step that stays on the mesh. No wall is within `clear` metres of `position` (0 if not
+    /// known).
+    fn keep_on_mesh(&self, position: DVec2, velocity: DVec2, dt: f64, clear: f64) -> DVec2 {
         if !velocity.is_finite() {
             return DVec2::ZERO;
         }
@@ -569,11 +666,15 @@ impl World {
         // Far from every wall (the common case), the move cannot leave the mesh: no raycast.
         // The margin covers the rounding of the distance test.
         let step = velocity.length() * dt;
+        let reach = step * (1.0 + 1e-9) + 1e-6;
+        if reach <= clear {
+            return velocity;
+        }
         let obstacles = self
             .obstacles
             .as_ref()
             .expect("built with the first free agent");
-        if obstacles.is_clear_within(position, step * (1.0 + 1e-9) + 1e-6) {
+        if obstacles.is_clear_within(position, reach) {
             return velocity;
         }
         let mesh = self.level().navmesh();

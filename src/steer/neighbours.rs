@@ -193,6 +193,54 @@ pub(crate) fn nearest_among(
     }
 }
 
+/// [`nearest_among`] over a candidate list sorted by a lower bound of each candidate's squared
+/// distance to `centre` (`floors`, one per candidate, non-decreasing): the same answer, but the
+/// scan stops at the first candidate whose bound is out of range or beyond the `max`-th nearest
+/// found so far, since no later one can be nearer. `steer_all`'s candidate lists are sorted by
+/// distance when made, and stay nearly sorted while they are used, so most of each list is not
+/// looked at.
+pub(crate) fn nearest_among_sorted(
+    candidates: &[u32],
+    floors: &[f64],
+    positions: &[DVec2],
+    centre: DVec2,
+    range: f64,
+    max: usize,
+    out: &mut Vec<(f64, u32)>,
+) {
+    out.clear();
+    if max == 0 {
+        return;
+    }
+    debug_assert_eq!(candidates.len(), floors.len());
+    let range_sq = range * range;
+    for (&i, &floor) in candidates.iter().zip(floors) {
+        // Every later candidate is at least this far: none can be taken.
+        if floor >= range_sq || (out.len() == max && floor > out[max - 1].0) {
+            break;
+        }
+        let d = positions[i as usize].distance_squared(centre);
+        if d.is_nan() || d >= range_sq {
+            continue;
+        }
+        let n = out.len();
+        if n == max {
+            let last = out[n - 1];
+            if d > last.0 || (d == last.0 && i > last.1) {
+                continue;
+            }
+            out.pop();
+        }
+        out.push((d, i));
+        let mut at = out.len() - 1;
+        while at > 0 && (out[at - 1].0 > d || (out[at - 1].0 == d && out[at - 1].1 > i)) {
+            out[at] = out[at - 1];
+            at -= 1;
+        }
+        out[at] = (d, i);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +327,61 @@ mod tests {
                     nearest(&grid, &points, far, r, 5, u32::MAX),
                     brute(&points, far, r, 5, u32::MAX)
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn sorted_search_with_lower_bounds_matches_brute_force() {
+        // Points listed at `listed`, then moved by up to `drift`: the floors are the listed
+        // distances less 2 × drift, as in steer_all (each end moved up to half a skin).
+        let mut s = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut unit = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for trial in 0..40 {
+            let drift = [0.0, 0.1, 0.5, 2.0][trial % 4];
+            let n = 5 + trial * 7;
+            let listed: Vec<DVec2> = (0..n)
+                .map(|_| DVec2::new(20.0 * unit(), 20.0 * unit()))
+                .collect();
+            let mut moved: Vec<DVec2> = listed
+                .iter()
+                .map(|&p| {
+                    let a = std::f64::consts::TAU * unit();
+                    p + DVec2::from_angle(a) * drift * unit()
+                })
+                .collect();
+            // Some exact ties (listed where they are now).
+            moved[1] = moved[0] + DVec2::new(1.0, 0.0);
+            moved[2] = moved[0] + DVec2::new(0.0, -1.0);
+            let mut listed = listed;
+            listed[1] = moved[1];
+            listed[2] = moved[2];
+            for (centre_index, range, max) in
+                [(0, 8.0, 5), (3, 30.0, 10), (1, 2.0, 3), (4, 15.0, 1)]
+            {
+                let skip = centre_index as u32;
+                let (c_then, c_now) = (listed[centre_index], moved[centre_index]);
+                let mut order: Vec<(f64, u32)> = (0..n as u32)
+                    .filter(|&j| j != skip)
+                    .map(|j| (listed[j as usize].distance_squared(c_then), j))
+                    .collect();
+                order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                let candidates: Vec<u32> = order.iter().map(|o| o.1).collect();
+                let floors: Vec<f64> = order
+                    .iter()
+                    .map(|o| {
+                        let f = (o.0.sqrt() - 2.0 * drift * (1.0 + 1e-9) - 1e-9).max(0.0);
+                        f * f
+                    })
+                    .collect();
+                let mut out = vec![(0.0, 0)];
+                nearest_among_sorted(&candidates, &floors, &moved, c_now, range, max, &mut out);
+                assert_eq!(out, brute(&moved, c_now, range, max, skip), "trial {trial}");
             }
         }
     }
