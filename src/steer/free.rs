@@ -101,12 +101,13 @@ pub(crate) struct SteerScratch {
     /// Candidate lists (Verlet lists): free agent `f` may only have neighbours among
     /// `candidates[candidate_start[f]..candidate_start[f + 1]]`, every agent that was within its
     /// neighbour distance + `skin` when the lists were made, at `listed_positions`, for the
-    /// agents `listed_keys`. Each list is sorted by the distance then, and `candidate_floor`
-    /// holds for each candidate a lower bound of its squared distance for as long as the list
-    /// is used (the distance then less a skin), so the search for the nearest stops early.
+    /// agents `listed_keys`. Each list is sorted by the distance then, kept in
+    /// `candidate_distance` (metres), so the search for the nearest can stop early.
     candidate_start: Vec<u32>,
     candidates: Vec<u32>,
-    candidate_floor: Vec<f64>,
+    candidate_distance: Vec<f64>,
+    /// The farthest any agent has moved since the lists were made, metres (this frame).
+    moved_most: f64,
     listed_keys: Vec<AgentKey>,
     listed_positions: Vec<DVec2>,
     skin: f64,
@@ -300,16 +301,23 @@ impl World {
         // 2. Neighbours: the nearest among the candidate lists, made again when needed.
         let skin = CANDIDATE_SKIN * longest;
         let moved_sq = (0.5 * skin) * (0.5 * skin);
-        let stale = scratch.skin != skin
-            || scratch.listed_keys != scratch.keys
-            || scratch
-                .positions
-                .iter()
-                .zip(&scratch.listed_positions)
+        let mut stale = scratch.skin != skin || scratch.listed_keys != scratch.keys;
+        if !stale {
+            let mut most_sq = 0.0_f64;
+            for (p, q) in scratch.positions.iter().zip(&scratch.listed_positions) {
+                let d = p.distance_squared(*q);
                 // NaN (never for positions from the host) counts as moved.
-                .any(|(p, q)| p.distance_squared(*q).is_nan() || p.distance_squared(*q) > moved_sq);
+                if d.is_nan() || d > moved_sq {
+                    stale = true;
+                    break;
+                }
+                most_sq = most_sq.max(d);
+            }
+            scratch.moved_most = most_sq.sqrt();
+        }
         if stale {
             self.make_candidate_lists(&mut scratch, skin);
+            scratch.moved_most = 0.0;
         }
         scratch.neighbour_start.clear();
         scratch.neighbour_list.clear();
@@ -319,9 +327,14 @@ impl World {
             let (range, max) = scratch.limits[f];
             let listed =
                 scratch.candidate_start[f] as usize..scratch.candidate_start[f + 1] as usize;
+            // Every distance from this agent has changed by at most its own move and the
+            // largest one since the lists were made (a hair more for rounding).
+            let own = scratch.positions[i].distance(scratch.listed_positions[i]);
+            let slack = (own + scratch.moved_most) * (1.0 + 1e-9) + 1e-9;
             nearest_among_sorted(
                 &scratch.candidates[listed.clone()],
-                &scratch.candidate_floor[listed],
+                &scratch.candidate_distance[listed],
+                slack,
                 &scratch.positions,
                 scratch.positions[i],
                 range,
@@ -386,23 +399,20 @@ impl World {
 
     /// Step 2 of [`World::steer_all`] when the candidate lists are stale: each free agent's
     /// list (every agent within its neighbour distance + `skin`; in a crowd, within the
-    /// distance of its `max`-th nearest + two skins), sorted by distance, with the lower bounds
-    /// of the distances while the list is used; and how far each one is from the walls.
+    /// distance of its `max`-th nearest + two skins), sorted by distance; and how far each one
+    /// is from the walls.
     fn make_candidate_lists(&self, scratch: &mut SteerScratch, skin: f64) {
         let longest = skin / CANDIDATE_SKIN;
         scratch.grid.rebuild(&scratch.positions, longest + skin);
         scratch.candidate_start.clear();
         scratch.candidates.clear();
-        scratch.candidate_floor.clear();
+        scratch.candidate_distance.clear();
         scratch.wall_free.clear();
         scratch.candidate_start.push(0);
         let obstacles = self
             .obstacles
             .as_ref()
             .expect("built with the first free agent");
-        // While a list is used every agent stays within half a skin of where it was listed, so
-        // every distance within a skin of its listed value (a hair more for rounding).
-        let slack = skin * (1.0 + 1e-9) + 1e-9;
         for f in 0..scratch.free_agents.len() {
             let i = scratch.free_agents[f];
             let (range, max) = scratch.limits[f];
@@ -443,8 +453,7 @@ impl World {
             scratch.candidates.truncate(from);
             for &(d, j) in &scratch.nearest {
                 scratch.candidates.push(j);
-                let floor = (d.sqrt() - slack).max(0.0);
-                scratch.candidate_floor.push(floor * floor);
+                scratch.candidate_distance.push(d.sqrt());
             }
             scratch
                 .candidate_start

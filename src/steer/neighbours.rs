@@ -193,15 +193,17 @@ pub(crate) fn nearest_among(
     }
 }
 
-/// [`nearest_among`] over a candidate list sorted by a lower bound of each candidate's squared
-/// distance to `centre` (`floors`, one per candidate, non-decreasing): the same answer, but the
-/// scan stops at the first candidate whose bound is out of range or beyond the `max`-th nearest
-/// found so far, since no later one can be nearer. `steer_all`'s candidate lists are sorted by
-/// distance when made, and stay nearly sorted while they are used, so most of each list is not
-/// looked at.
+/// [`nearest_among`] over a candidate list sorted by the candidates' distances to the centre
+/// when the list was made (`listed`, metres, one per candidate, non-decreasing), since when
+/// every distance has changed by at most `slack` metres: the same answer, but the scan stops at
+/// the first candidate that, by its listed distance less the slack, is out of range or beyond
+/// the `max`-th nearest found so far, since no later one can be nearer. `steer_all`'s candidate
+/// lists are made sorted and stay nearly sorted while they are used (agents move a fraction of
+/// a skin), so most of each list is not looked at.
 pub(crate) fn nearest_among_sorted(
     candidates: &[u32],
-    floors: &[f64],
+    listed: &[f64],
+    slack: f64,
     positions: &[DVec2],
     centre: DVec2,
     range: f64,
@@ -212,12 +214,16 @@ pub(crate) fn nearest_among_sorted(
     if max == 0 {
         return;
     }
-    debug_assert_eq!(candidates.len(), floors.len());
+    debug_assert_eq!(candidates.len(), listed.len());
     let range_sq = range * range;
-    for (&i, &floor) in candidates.iter().zip(floors) {
-        // Every later candidate is at least this far: none can be taken.
-        if floor >= range_sq || (out.len() == max && floor > out[max - 1].0) {
-            break;
+    for (&i, &then) in candidates.iter().zip(listed) {
+        // Every later candidate is at least this far now: none can be taken.
+        let floor = then - slack;
+        if floor > 0.0 {
+            let floor_sq = floor * floor;
+            if floor_sq >= range_sq || (out.len() == max && floor_sq > out[max - 1].0) {
+                break;
+            }
         }
         let d = positions[i as usize].distance_squared(centre);
         if d.is_nan() || d >= range_sq {
@@ -333,8 +339,8 @@ mod tests {
 
     #[test]
     fn sorted_search_with_lower_bounds_matches_brute_force() {
-        // Points listed at `listed`, then moved by up to `drift`: the floors are the listed
-        // distances less 2 × drift, as in steer_all (each end moved up to half a skin).
+        // Points listed at `listed`, then moved by up to `drift`: every distance changed by
+        // up to 2 × drift.
         let mut s = 0x9e37_79b9_7f4a_7c15_u64;
         let mut unit = || {
             s ^= s << 13;
@@ -372,15 +378,20 @@ mod tests {
                     .collect();
                 order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 let candidates: Vec<u32> = order.iter().map(|o| o.1).collect();
-                let floors: Vec<f64> = order
-                    .iter()
-                    .map(|o| {
-                        let f = (o.0.sqrt() - 2.0 * drift * (1.0 + 1e-9) - 1e-9).max(0.0);
-                        f * f
-                    })
-                    .collect();
+                let then: Vec<f64> = order.iter().map(|o| o.0.sqrt()).collect();
+                // Each end moved up to `drift` (a hair more for rounding).
+                let slack = 2.0 * drift * (1.0 + 1e-9) + 1e-9;
                 let mut out = vec![(0.0, 0)];
-                nearest_among_sorted(&candidates, &floors, &moved, c_now, range, max, &mut out);
+                nearest_among_sorted(
+                    &candidates,
+                    &then,
+                    slack,
+                    &moved,
+                    c_now,
+                    range,
+                    max,
+                    &mut out,
+                );
                 assert_eq!(out, brute(&moved, c_now, range, max, skip), "trial {trial}");
             }
         }
