@@ -5,7 +5,7 @@
 use glam::DVec2;
 
 use super::neighbours::{nearest_among, nearest_among_sorted, NeighbourGrid};
-use super::orca::{orca_velocity, ObstacleMap, OrcaAgent, OrcaNeighbour, OrcaScratch};
+use super::orca::{orca_velocity_of, ObstacleMap, OrcaAgent, OrcaNeighbour, OrcaScratch};
 use super::ttc::{ttc_velocity, TtcAgent, TtcNeighbour};
 use crate::geometry::closest_on_segment;
 use crate::level::PathOptions;
@@ -70,28 +70,18 @@ pub struct Steer {
 pub(crate) struct SteerScratch {
     /// Every agent, in key order.
     keys: Vec<AgentKey>,
+    /// Their positions (for the neighbour search; also in `bodies`).
     positions: Vec<DVec2>,
-    radii: Vec<f64>,
-    priorities: Vec<i32>,
-    /// The solvers' ids (see `id_of`).
-    ids: Vec<u32>,
-    /// Whether the agent steers freely.
-    free: Vec<bool>,
-    /// The velocity the others see this substep: a free agent's velocity of the previous
-    /// substep, a rail agent's average velocity over [`RAIL_LOOKAHEAD`] (NaN until needed).
-    velocities: Vec<DVec2>,
+    /// What a solver needs to know of every agent as a neighbour, in one record so each
+    /// neighbour is one read.
+    bodies: Vec<Body>,
     /// The free agents' new velocities this substep, by dense index.
     solved: Vec<DVec2>,
     /// Dense indices of the free agents.
     free_agents: Vec<u32>,
     /// The solver inputs of free agent `f` (index into `free_agents`), copied out of the agents'
-    /// records once per frame: its solver, neighbour distance (m) and most neighbours, largest
-    /// speed (m/s), the range its solver searches walls within (m), its preferred velocity (m/s).
-    locomotions: Vec<Locomotion>,
-    limits: Vec<(f64, usize)>,
-    max_speeds: Vec<f64>,
-    wall_ranges: Vec<f64>,
-    preferred: Vec<DVec2>,
+    /// records once per frame.
+    inputs: Vec<FreeInput>,
     /// Free agent `f`'s neighbours are `neighbour_list[neighbour_start[f]..neighbour_start[f + 1]]`
     /// (dense indices, nearest first).
     neighbour_start: Vec<u32>,
@@ -117,11 +107,40 @@ pub(crate) struct SteerScratch {
     wall_free: Vec<f64>,
     /// An obstacle map without obstacles, for agents with no wall in reach.
     no_walls: ObstacleMap,
-    orca_neighbours: Vec<OrcaNeighbour>,
     ttc_neighbours: Vec<TtcNeighbour>,
     walls: Vec<(DVec2, DVec2)>,
     edges: Vec<(f64, u32)>,
     orca: OrcaScratch,
+}
+
+/// An agent as the free agents' solvers see it as a neighbour.
+#[derive(Clone, Copy, Debug)]
+struct Body {
+    position: DVec2,
+    /// The velocity the others see this substep: a free agent's velocity of the previous
+    /// substep, a rail agent's average velocity over [`RAIL_LOOKAHEAD`] (NaN until needed).
+    velocity: DVec2,
+    radius: f64,
+    priority: i32,
+    /// The solvers' id (see `id_of`).
+    id: u32,
+    /// Whether the agent steers freely.
+    free: bool,
+}
+
+/// A free agent's solver inputs for one frame.
+#[derive(Clone, Copy, Debug)]
+struct FreeInput {
+    locomotion: Locomotion,
+    /// Neighbour distance, metres, and most neighbours.
+    range: f64,
+    max: usize,
+    /// Largest speed, m/s.
+    max_speed: f64,
+    /// The range its solver searches walls within, metres.
+    wall_range: f64,
+    /// Preferred velocity, m/s.
+    preferred: DVec2,
 }
 
 impl SteerScratch {
@@ -249,43 +268,41 @@ impl World {
         let config = *self.config();
         scratch.keys.clear();
         scratch.positions.clear();
-        scratch.radii.clear();
-        scratch.priorities.clear();
-        scratch.ids.clear();
-        scratch.free.clear();
-        scratch.velocities.clear();
+        scratch.bodies.clear();
         scratch.free_agents.clear();
-        scratch.locomotions.clear();
-        scratch.limits.clear();
-        scratch.max_speeds.clear();
-        scratch.wall_ranges.clear();
+        scratch.inputs.clear();
         let mut longest = 0.0_f64;
         for (key, agent) in &self.agents {
             let dense = scratch.keys.len() as u32;
             let desc = agent.desc();
+            let position = agent.position();
             scratch.keys.push(key);
-            scratch.positions.push(agent.position());
-            scratch.radii.push(desc.radius);
-            scratch.priorities.push(desc.priority);
-            scratch.ids.push(id_of(key));
-            scratch.free.push(agent.free.is_some());
-            match &agent.free {
-                Some(free) => {
-                    scratch.velocities.push(free.velocity);
-                    scratch.free_agents.push(dense);
-                    let limits = neighbour_limits(&config, desc);
-                    longest = longest.max(limits.0);
-                    let max_speed = desc.gaits.iter().map(|g| g.speed).fold(0.0, f64::max);
-                    let horizon = match desc.locomotion {
-                        Locomotion::Ttc => config.ttc.time_horizon,
-                        _ => config.orca.obstacle_time_horizon,
-                    };
-                    scratch.locomotions.push(desc.locomotion);
-                    scratch.limits.push(limits);
-                    scratch.max_speeds.push(max_speed);
-                    scratch.wall_ranges.push(horizon * max_speed + desc.radius);
-                }
-                None => scratch.velocities.push(DVec2::NAN),
+            scratch.positions.push(position);
+            scratch.bodies.push(Body {
+                position,
+                velocity: agent.free.as_ref().map_or(DVec2::NAN, |f| f.velocity),
+                radius: desc.radius,
+                priority: desc.priority,
+                id: id_of(key),
+                free: agent.free.is_some(),
+            });
+            if agent.free.is_some() {
+                scratch.free_agents.push(dense);
+                let (range, max) = neighbour_limits(&config, desc);
+                longest = longest.max(range);
+                let max_speed = desc.gaits.iter().map(|g| g.speed).fold(0.0, f64::max);
+                let horizon = match desc.locomotion {
+                    Locomotion::Ttc => config.ttc.time_horizon,
+                    _ => config.orca.obstacle_time_horizon,
+                };
+                scratch.inputs.push(FreeInput {
+                    locomotion: desc.locomotion,
+                    range,
+                    max,
+                    max_speed,
+                    wall_range: horizon * max_speed + desc.radius,
+                    preferred: DVec2::ZERO,
+                });
             }
         }
         if scratch.free_agents.is_empty() {
@@ -293,10 +310,9 @@ impl World {
             return;
         }
         // Preferred velocities.
-        scratch.preferred.clear();
-        for &i in &scratch.free_agents {
-            let preferred = self.follow_path(scratch.keys[i as usize]);
-            scratch.preferred.push(preferred);
+        for f in 0..scratch.free_agents.len() {
+            let key = scratch.keys[scratch.free_agents[f] as usize];
+            scratch.inputs[f].preferred = self.follow_path(key);
         }
         // 2. Neighbours: the nearest among the candidate lists, made again when needed.
         let skin = CANDIDATE_SKIN * longest;
@@ -324,7 +340,7 @@ impl World {
         scratch.neighbour_start.push(0);
         for f in 0..scratch.free_agents.len() {
             let i = scratch.free_agents[f] as usize;
-            let (range, max) = scratch.limits[f];
+            let FreeInput { range, max, .. } = scratch.inputs[f];
             let listed =
                 scratch.candidate_start[f] as usize..scratch.candidate_start[f + 1] as usize;
             // Every distance from this agent has changed by at most its own move and the
@@ -344,13 +360,14 @@ impl World {
             for &(_, j) in &scratch.nearest {
                 scratch.neighbour_list.push(j);
                 let j = j as usize;
-                if !scratch.free[j] && scratch.velocities[j].is_nan() {
+                let body = &mut scratch.bodies[j];
+                if !body.free && body.velocity.is_nan() {
                     // A rail agent does not take part: the free agent takes it all, at the
                     // rail agent's average velocity over the next moments along its rail.
                     let other = &self.agents[scratch.keys[j]];
                     let mut trajectory = other.trajectory();
                     let ahead = trajectory.position(RAIL_LOOKAHEAD);
-                    scratch.velocities[j] = (ahead - other.position()) / RAIL_LOOKAHEAD;
+                    body.velocity = (ahead - other.position()) / RAIL_LOOKAHEAD;
                 }
             }
             scratch
@@ -364,16 +381,16 @@ impl World {
             solved.clear();
             let mut any_orca = false;
             for f in 0..scratch.free_agents.len() {
-                let locomotion = scratch.locomotions[f];
+                let locomotion = scratch.inputs[f].locomotion;
                 if substep > 0 && locomotion != Locomotion::Orca {
-                    solved.push(scratch.velocities[scratch.free_agents[f] as usize]);
+                    solved.push(scratch.bodies[scratch.free_agents[f] as usize].velocity);
                     continue;
                 }
                 any_orca |= locomotion == Locomotion::Orca;
                 solved.push(self.solve(f, &mut scratch, dt));
             }
             for (&i, &v) in scratch.free_agents.iter().zip(&solved) {
-                scratch.velocities[i as usize] = v;
+                scratch.bodies[i as usize].velocity = v;
             }
             scratch.solved = solved;
             if !any_orca {
@@ -384,14 +401,14 @@ impl World {
         for f in 0..scratch.free_agents.len() {
             let i = scratch.free_agents[f] as usize;
             let key = scratch.keys[i];
-            let solved = scratch.velocities[i];
+            let solved = scratch.bodies[i].velocity;
             self.agents[key].free.as_mut().expect("free").solved = solved;
             let clear = scratch.wall_clearance(f);
             let velocity = self.keep_on_mesh(scratch.positions[i], solved, dt, clear);
             out.push(Steer {
                 key,
                 velocity,
-                preferred: scratch.preferred[f],
+                preferred: scratch.inputs[f].preferred,
             });
         }
         self.steer_scratch = scratch;
@@ -415,7 +432,7 @@ impl World {
             .expect("built with the first free agent");
         for f in 0..scratch.free_agents.len() {
             let i = scratch.free_agents[f];
-            let (range, max) = scratch.limits[f];
+            let FreeInput { range, max, .. } = scratch.inputs[f];
             let centre = scratch.positions[i as usize];
             let from = scratch.candidates.len();
             scratch
@@ -460,7 +477,7 @@ impl World {
                 .push(scratch.candidates.len() as u32);
             // No wall within the solver's wall range + a skin: its wall queries are skipped
             // until it has moved a skin.
-            let reach = scratch.wall_ranges[f] + skin;
+            let reach = scratch.inputs[f].wall_range + skin;
             scratch
                 .wall_free
                 .push(if obstacles.is_clear_within(centre, reach) {
@@ -549,21 +566,12 @@ impl World {
     fn solve(&self, f: usize, scratch: &mut SteerScratch, dt: f64) -> DVec2 {
         let clear = scratch.wall_clearance(f);
         let SteerScratch {
-            positions,
-            radii,
-            priorities,
-            ids,
-            free: is_free,
-            velocities,
+            bodies,
             free_agents,
-            locomotions,
-            max_speeds,
-            wall_ranges,
-            preferred,
+            inputs,
             neighbour_start,
             neighbour_list,
             no_walls,
-            orca_neighbours,
             ttc_neighbours,
             walls,
             edges,
@@ -571,46 +579,45 @@ impl World {
             ..
         } = scratch;
         let i = free_agents[f] as usize;
-        let own_velocity = velocities[i];
-        let own_priority = priorities[i];
-        let radius = radii[i];
-        let max_speed = max_speeds[f];
+        let me = bodies[i];
+        let input = inputs[f];
+        let (radius, max_speed) = (me.radius, input.max_speed);
         let list = &neighbour_list[neighbour_start[f] as usize..neighbour_start[f + 1] as usize];
         // A free neighbour shares the avoidance by priority; a rail agent leaves it all to us.
-        let responsibility_of = |j: usize| {
-            if is_free[j] {
-                responsibility(own_priority, priorities[j])
+        let responsibility_of = |other: &Body| {
+            if other.free {
+                responsibility(me.priority, other.priority)
             } else {
                 1.0
             }
         };
         let config = self.config();
         // No wall within the solver's range (known from the candidate lists): skip the query.
-        let obstacles = if clear >= wall_ranges[f] {
+        let obstacles = if clear >= input.wall_range {
             &*no_walls
         } else {
             self.obstacles
                 .as_deref()
                 .expect("built with the first free agent")
         };
-        match locomotions[f] {
+        match input.locomotion {
             Locomotion::Ttc => {
                 // The chapter has every agent take the whole force (responsibility 1); ORCA's
                 // shares are doubled to that scale (equal priorities 1, a higher-priority
                 // agent half), rail agents 1.
                 ttc_neighbours.clear();
                 ttc_neighbours.extend(list.iter().map(|&j| {
-                    let j = j as usize;
+                    let other = &bodies[j as usize];
                     TtcNeighbour {
-                        position: positions[j],
-                        velocity: velocities[j],
-                        radius: radii[j],
-                        responsibility: (2.0 * responsibility_of(j)).min(1.0),
+                        position: other.position,
+                        velocity: other.velocity,
+                        radius: other.radius,
+                        responsibility: (2.0 * responsibility_of(other)).min(1.0),
                     }
                 }));
                 walls.clear();
                 let reach = config.ttc.time_horizon * max_speed + radius;
-                obstacles.edges_near(positions[i], reach, edges);
+                obstacles.edges_near(me.position, reach, edges);
                 let vertices = obstacles.vertices();
                 walls.extend(edges.iter().map(|&(_, e)| {
                     let v = &vertices[e as usize];
@@ -618,9 +625,9 @@ impl World {
                 }));
                 ttc_velocity(
                     &TtcAgent {
-                        position: positions[i],
-                        velocity: own_velocity,
-                        preferred_velocity: preferred[f],
+                        position: me.position,
+                        velocity: me.velocity,
+                        preferred_velocity: input.preferred,
                         radius,
                         max_speed,
                     },
@@ -631,27 +638,26 @@ impl World {
                 )
             }
             _ => {
-                orca_neighbours.clear();
-                orca_neighbours.extend(list.iter().map(|&j| {
-                    let j = j as usize;
+                let neighbours = list.iter().map(|&j| {
+                    let other = &bodies[j as usize];
                     OrcaNeighbour {
-                        position: positions[j],
-                        velocity: velocities[j],
-                        radius: radii[j],
-                        responsibility: responsibility_of(j),
-                        id: ids[j],
+                        position: other.position,
+                        velocity: other.velocity,
+                        radius: other.radius,
+                        responsibility: responsibility_of(other),
+                        id: other.id,
                     }
-                }));
-                orca_velocity(
+                });
+                orca_velocity_of(
                     &OrcaAgent {
-                        position: positions[i],
-                        velocity: own_velocity,
-                        preferred_velocity: preferred[f],
+                        position: me.position,
+                        velocity: me.velocity,
+                        preferred_velocity: input.preferred,
                         radius,
                         max_speed,
-                        id: ids[i],
+                        id: me.id,
                     },
-                    orca_neighbours,
+                    neighbours,
                     obstacles,
                     &config.orca,
                     dt,

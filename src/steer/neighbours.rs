@@ -216,6 +216,7 @@ pub(crate) fn nearest_among_sorted(
     }
     debug_assert_eq!(candidates.len(), listed.len());
     let range_sq = range * range;
+    out.reserve(max.min(candidates.len()));
     for (&i, &then) in candidates.iter().zip(listed) {
         // Every later candidate is at least this far now: none can be taken.
         let floor = then - slack;
@@ -230,15 +231,16 @@ pub(crate) fn nearest_among_sorted(
             continue;
         }
         let n = out.len();
-        if n == max {
+        let mut at = if n == max {
             let last = out[n - 1];
             if d > last.0 || (d == last.0 && i > last.1) {
                 continue;
             }
-            out.pop();
-        }
-        out.push((d, i));
-        let mut at = out.len() - 1;
+            n - 1
+        } else {
+            out.push((d, i));
+            n
+        };
         while at > 0 && (out[at - 1].0 > d || (out[at - 1].0 == d && out[at - 1].1 > i)) {
             out[at] = out[at - 1];
             at -= 1;

@@ -808,6 +808,26 @@ pub fn orca_velocity(
     dt: f64,
     scratch: &mut OrcaScratch,
 ) -> DVec2 {
+    orca_velocity_of(
+        agent,
+        neighbours.iter().copied(),
+        obstacles,
+        config,
+        dt,
+        scratch,
+    )
+}
+
+/// [`orca_velocity`] with the neighbours from an iterator (in order), so a caller holding them
+/// in its own arrays need not copy them into a slice first.
+pub(crate) fn orca_velocity_of(
+    agent: &OrcaAgent,
+    neighbours: impl Iterator<Item = OrcaNeighbour>,
+    obstacles: &ObstacleMap,
+    config: &OrcaConfig,
+    dt: f64,
+    scratch: &mut OrcaScratch,
+) -> DVec2 {
     scratch.lines.clear();
     let inv_tau_obstacle = 1.0 / config.obstacle_time_horizon.max(MIN_HORIZON);
     if !obstacles.vertices.is_empty() {
@@ -829,11 +849,9 @@ pub fn orca_velocity(
     } else {
         inv_tau
     };
-    scratch.lines.extend(
-        neighbours
-            .iter()
-            .map(|other| neighbour_line(agent, other, inv_tau, inv_dt)),
-    );
+    scratch
+        .lines
+        .extend(neighbours.map(|other| neighbour_line(agent, &other, inv_tau, inv_dt)));
     solve(
         &scratch.lines,
         scratch.obstacle_lines,
