@@ -141,22 +141,11 @@ struct FreeInput {
     wall_range: f64,
     /// Preferred velocity, m/s.
     preferred: DVec2,
-}
-
-impl SteerScratch {
-    /// How far from free agent `f` no wall is known to be, metres (0 if unknown): its
-    /// wall-free radius at its listed position less how far it has moved since, less a
-    /// micrometre for rounding.
-    fn wall_clearance(&self, f: usize) -> f64 {
-        let i = self.free_agents[f] as usize;
-        let moved = self.positions[i].distance(self.listed_positions[i]);
-        let clear = self.wall_free[f] - moved - 1e-6;
-        if clear.is_finite() {
-            clear.max(0.0)
-        } else {
-            0.0
-        }
-    }
+    /// How far it has moved since the candidate lists were made, metres.
+    moved: f64,
+    /// How far from it no wall is known to be, metres (0 if unknown): its wall-free radius
+    /// where it was listed less how far it has moved since, less a micrometre for rounding.
+    clear: f64,
 }
 
 /// The stable id of a key for the solvers' tie-breaking rules (its slot index).
@@ -302,6 +291,8 @@ impl World {
                     max_speed,
                     wall_range: horizon * max_speed + desc.radius,
                     preferred: DVec2::ZERO,
+                    moved: 0.0,
+                    clear: 0.0,
                 });
             }
         }
@@ -335,18 +326,31 @@ impl World {
             self.make_candidate_lists(&mut scratch, skin);
             scratch.moved_most = 0.0;
         }
+        for f in 0..scratch.free_agents.len() {
+            let i = scratch.free_agents[f] as usize;
+            let moved = scratch.positions[i].distance(scratch.listed_positions[i]);
+            let clear = scratch.wall_free[f] - moved - 1e-6;
+            let input = &mut scratch.inputs[f];
+            input.moved = moved;
+            input.clear = if clear.is_finite() {
+                clear.max(0.0)
+            } else {
+                0.0
+            };
+        }
         scratch.neighbour_start.clear();
         scratch.neighbour_list.clear();
         scratch.neighbour_start.push(0);
         for f in 0..scratch.free_agents.len() {
             let i = scratch.free_agents[f] as usize;
-            let FreeInput { range, max, .. } = scratch.inputs[f];
+            let FreeInput {
+                range, max, moved, ..
+            } = scratch.inputs[f];
             let listed =
                 scratch.candidate_start[f] as usize..scratch.candidate_start[f + 1] as usize;
             // Every distance from this agent has changed by at most its own move and the
             // largest one since the lists were made (a hair more for rounding).
-            let own = scratch.positions[i].distance(scratch.listed_positions[i]);
-            let slack = (own + scratch.moved_most) * (1.0 + 1e-9) + 1e-9;
+            let slack = (moved + scratch.moved_most) * (1.0 + 1e-9) + 1e-9;
             nearest_among_sorted(
                 &scratch.candidates[listed.clone()],
                 &scratch.candidate_distance[listed],
@@ -357,8 +361,10 @@ impl World {
                 max,
                 &mut scratch.nearest,
             );
+            scratch
+                .neighbour_list
+                .extend(scratch.nearest.iter().map(|&(_, j)| j));
             for &(_, j) in &scratch.nearest {
-                scratch.neighbour_list.push(j);
                 let j = j as usize;
                 let body = &mut scratch.bodies[j];
                 if !body.free && body.velocity.is_nan() {
@@ -403,7 +409,7 @@ impl World {
             let key = scratch.keys[i];
             let solved = scratch.bodies[i].velocity;
             self.agents[key].free.as_mut().expect("free").solved = solved;
-            let clear = scratch.wall_clearance(f);
+            let clear = scratch.inputs[f].clear;
             let velocity = self.keep_on_mesh(scratch.positions[i], solved, dt, clear);
             out.push(Steer {
                 key,
@@ -564,7 +570,6 @@ impl World {
     /// Step 3 of [`World::steer_all`] for free agent `f` (index into the free agents) and one
     /// substep, from the flat copies in `scratch` (no lookup in the agents' records).
     fn solve(&self, f: usize, scratch: &mut SteerScratch, dt: f64) -> DVec2 {
-        let clear = scratch.wall_clearance(f);
         let SteerScratch {
             bodies,
             free_agents,
@@ -593,7 +598,7 @@ impl World {
         };
         let config = self.config();
         // No wall within the solver's range (known from the candidate lists): skip the query.
-        let obstacles = if clear >= input.wall_range {
+        let obstacles = if input.clear >= input.wall_range {
             &*no_walls
         } else {
             self.obstacles

@@ -211,42 +211,52 @@ pub(crate) fn nearest_among_sorted(
     out: &mut Vec<(f64, u32)>,
 ) {
     out.clear();
-    if max == 0 {
+    if max == 0 || candidates.is_empty() {
         return;
     }
     debug_assert_eq!(candidates.len(), listed.len());
     let range_sq = range * range;
-    out.reserve(max.min(candidates.len()));
+    // The answer is built in place: `n` entries, sorted.
+    let cap = max.min(candidates.len());
+    out.resize(cap, (f64::INFINITY, u32::MAX));
+    let buf = &mut out[..cap];
+    let mut n = 0;
     for (&i, &then) in candidates.iter().zip(listed) {
         // Every later candidate is at least this far now: none can be taken.
         let floor = then - slack;
         if floor > 0.0 {
             let floor_sq = floor * floor;
-            if floor_sq >= range_sq || (out.len() == max && floor_sq > out[max - 1].0) {
+            if floor_sq >= range_sq || (n == max && floor_sq > buf[n - 1].0) {
                 break;
             }
         }
         let d = positions[i as usize].distance_squared(centre);
-        if d.is_nan() || d >= range_sq {
+        // Out of range, or NaN.
+        if !(d < range_sq) {
             continue;
         }
-        let n = out.len();
         let mut at = if n == max {
-            let last = out[n - 1];
+            let last = buf[n - 1];
             if d > last.0 || (d == last.0 && i > last.1) {
                 continue;
             }
             n - 1
         } else {
-            out.push((d, i));
-            n
+            n += 1;
+            n - 1
         };
-        while at > 0 && (out[at - 1].0 > d || (out[at - 1].0 == d && out[at - 1].1 > i)) {
-            out[at] = out[at - 1];
-            at -= 1;
+        while at > 0 {
+            let previous = buf[at - 1];
+            if previous.0 > d || (previous.0 == d && previous.1 > i) {
+                buf[at] = previous;
+                at -= 1;
+            } else {
+                break;
+            }
         }
-        out[at] = (d, i);
+        buf[at] = (d, i);
     }
+    out.truncate(n);
 }
 
 #[cfg(test)]
