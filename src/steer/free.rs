@@ -4,7 +4,7 @@
 
 use glam::DVec2;
 
-use super::neighbours::{nearest_among, nearest_among_sorted, NeighbourGrid};
+use super::neighbours::{nearest_among, nearest_among_sorted, NeighbourGrid, SortedCandidates};
 use super::orca::{orca_velocity_of, ObstacleMap, OrcaAgent, OrcaNeighbour, OrcaScratch};
 use super::ttc::{ttc_velocity, TtcAgent, TtcNeighbour};
 use crate::geometry::closest_on_segment;
@@ -352,9 +352,11 @@ impl World {
             // largest one since the lists were made (a hair more for rounding).
             let slack = (moved + scratch.moved_most) * (1.0 + 1e-9) + 1e-9;
             nearest_among_sorted(
-                &scratch.candidates[listed.clone()],
-                &scratch.candidate_distance[listed],
-                slack,
+                SortedCandidates {
+                    candidates: &scratch.candidates[listed.clone()],
+                    listed: &scratch.candidate_distance[listed],
+                    slack,
+                },
                 &scratch.positions,
                 scratch.positions[i],
                 range,

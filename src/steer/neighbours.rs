@@ -193,17 +193,28 @@ pub(crate) fn nearest_among(
     }
 }
 
-/// [`nearest_among`] over a candidate list sorted by the candidates' distances to the centre
-/// when the list was made (`listed`, metres, one per candidate, non-decreasing), since when
-/// every distance has changed by at most `slack` metres: the same answer, but the scan stops at
+/// A candidate list sorted by the candidates' distances to the centre when it was made.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SortedCandidates<'a> {
+    /// Indices into the positions.
+    pub candidates: &'a [u32],
+    /// Their distances when the list was made, metres, one per candidate, non-decreasing.
+    pub listed: &'a [f64],
+    /// By how much any of those distances may have changed since, metres.
+    pub slack: f64,
+}
+
+/// [`nearest_among`] over a [`SortedCandidates`] list: the same answer, but the scan stops at
 /// the first candidate that, by its listed distance less the slack, is out of range or beyond
 /// the `max`-th nearest found so far, since no later one can be nearer. `steer_all`'s candidate
 /// lists are made sorted and stay nearly sorted while they are used (agents move a fraction of
 /// a skin), so most of each list is not looked at.
 pub(crate) fn nearest_among_sorted(
-    candidates: &[u32],
-    listed: &[f64],
-    slack: f64,
+    SortedCandidates {
+        candidates,
+        listed,
+        slack,
+    }: SortedCandidates<'_>,
     positions: &[DVec2],
     centre: DVec2,
     range: f64,
@@ -231,8 +242,7 @@ pub(crate) fn nearest_among_sorted(
             }
         }
         let d = positions[i as usize].distance_squared(centre);
-        // Out of range, or NaN.
-        if !(d < range_sq) {
+        if d.is_nan() || d >= range_sq {
             continue;
         }
         let mut at = if n == max {
@@ -395,9 +405,11 @@ mod tests {
                 let slack = 2.0 * drift * (1.0 + 1e-9) + 1e-9;
                 let mut out = vec![(0.0, 0)];
                 nearest_among_sorted(
-                    &candidates,
-                    &then,
-                    slack,
+                    SortedCandidates {
+                        candidates: &candidates,
+                        listed: &then,
+                        slack,
+                    },
                     &moved,
                     c_now,
                     range,
