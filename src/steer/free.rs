@@ -8,7 +8,7 @@ use super::neighbours::{nearest_among, nearest_among_sorted, NeighbourGrid, Sort
 use super::orca::{orca_velocity_of, ObstacleMap, OrcaAgent, OrcaNeighbour, OrcaScratch};
 use super::ttc::{ttc_velocity, TtcAgent, TtcNeighbour};
 use crate::geometry::closest_on_segment;
-use crate::level::PathOptions;
+use crate::level::{Path, PathOptions, Turn};
 use crate::world::{AgentDesc, AgentKey, AvoidanceConfig, Locomotion, World, WorldError};
 
 /// Within this time of its goal at the preferred speed, a free agent slows down: its preferred
@@ -29,6 +29,14 @@ const RAIL_LOOKAHEAD: f64 = 0.5;
 /// 0.4 43 µs; 0.3 (4.5 m for a 15 m neighbour distance) is near the best without long lists
 /// for agents with short neighbour distances.
 const CANDIDATE_SKIN: f64 = 0.3;
+
+/// Keep right: where a free agent's path turns left around a wall vertex, its corner is moved
+/// this many radii farther from the vertex (fewer where the mesh leaves less room), radii;
+/// range [0, 10], 0 to hug every corner; default 2. Agents rounding the same corner the other way
+/// turn right there and hug it, their discs reaching 2 radii from the vertex: 2 leaves them
+/// that lane. Without it, two streams rounding one block corner in opposite directions both
+/// aimed at the same point and knotted there (rvo2-blocks, docs/PERFORMANCE.md).
+const KEEP_RIGHT_RADII: f64 = 2.0;
 
 /// A free agent further than this many radii from the line between its last and next corner
 /// checks that it can still see the next corner, and plans again if not.
@@ -186,10 +194,49 @@ impl World {
             .as_mut()
             .expect("checked free");
         free.goal = Some(goal);
-        free.corners.clear();
-        free.corners.extend(path.corners.iter().map(|c| c.position));
-        free.next = 1.min(free.corners.len().saturating_sub(1));
+        free.next = 1.min(path.corners.len().saturating_sub(1));
+        self.set_corners(key, &path);
         Ok(())
+    }
+
+    /// Give free agent `key` the corners of `path` (planned for its radius), keeping right:
+    /// each corner where the path turns left around a wall vertex moves `KEEP_RIGHT_RADII`
+    /// radii (else half that) farther from the vertex, along the line from it, if the mesh
+    /// leaves room there (no wall within a radius of the new point, and the straight ways from
+    /// the corner before and to the corner after on the mesh); otherwise it stays.
+    fn set_corners(&mut self, key: AgentKey, path: &Path) {
+        let agent = &mut self.agents[key];
+        let radius = agent.desc.radius;
+        let mut corners = std::mem::take(&mut agent.free.as_mut().expect("free").corners);
+        corners.clear();
+        corners.extend(path.corners.iter().map(|c| c.position));
+        let mesh = self.level().navmesh();
+        let obstacles = self
+            .obstacles
+            .as_ref()
+            .expect("built with the first free agent");
+        for k in 1..corners.len().saturating_sub(1) {
+            let Some(vertex) = path.corners[k].around else {
+                continue;
+            };
+            if vertex.turn != Turn::Left {
+                continue;
+            }
+            let out = (corners[k] - vertex.position).normalize_or_zero();
+            for gap in [KEEP_RIGHT_RADII, 0.5 * KEEP_RIGHT_RADII] {
+                let moved = corners[k] + out * (gap * radius);
+                if gap > 0.0
+                    && out != DVec2::ZERO
+                    && obstacles.is_clear_within(moved, radius)
+                    && mesh.is_reachable(corners[k - 1], moved)
+                    && mesh.is_reachable(moved, corners[k + 1])
+                {
+                    corners[k] = moved;
+                    break;
+                }
+            }
+        }
+        self.agents[key].free.as_mut().expect("free").corners = corners;
     }
 
     /// Forget a free agent's goal: it stands (preferred velocity zero) but still gives way.
@@ -546,10 +593,8 @@ impl World {
                 .ok()
                 .filter(|p| !p.corners.is_empty())
             {
-                let free = self.agents[key].free.as_mut().expect("free");
-                free.corners.clear();
-                free.corners.extend(path.corners.iter().map(|c| c.position));
-                next = 1.min(free.corners.len().saturating_sub(1));
+                next = 1.min(path.corners.len().saturating_sub(1));
+                self.set_corners(key, &path);
             }
         }
         let free = self.agents[key].free.as_mut().expect("free");
@@ -731,5 +776,93 @@ fn responsibility(mine: i32, theirs: i32) -> f64 {
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Less => 0.75,
         std::cmp::Ordering::Greater => 0.25,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::level::Level;
+
+    fn world(json: &str) -> World {
+        let level = Level::from_json(json, "test").expect("valid test level");
+        World::new(Arc::new(level), AvoidanceConfig::default()).expect("default config")
+    }
+
+    /// The free agent's corners, and the planned path's (corner, vertex, turn) for comparison.
+    fn corners(world: &mut World, from: DVec2, to: DVec2) -> (Vec<DVec2>, Path) {
+        let key = world
+            .add_agent(AgentDesc {
+                position: from,
+                locomotion: Locomotion::Orca,
+                ..AgentDesc::default()
+            })
+            .expect("on the mesh");
+        world.set_goal(key, to).expect("reachable");
+        let path = world
+            .level()
+            .navmesh()
+            .find_path(from, to, &PathOptions::from_agent_radius(0.4))
+            .expect("reachable");
+        let free = world.agents[key].free.as_ref().expect("free");
+        (free.corners.clone(), path)
+    }
+
+    #[test]
+    fn corners_of_left_turns_move_away_from_the_vertex_and_right_turns_hug_it() {
+        let block = r#"{"name": "block", "boundary": [[0, 0], [40, 0], [40, 40], [0, 40]],
+            "holes": [[[10, 10], [30, 10], [30, 30], [10, 30]]]}"#;
+        // Counter-clockwise round the block (it stays on the left): left turns.
+        let mut w = world(block);
+        let (moved, path) = corners(&mut w, DVec2::new(20.0, 5.0), DVec2::new(35.0, 35.0));
+        assert_eq!(moved.len(), path.corners.len());
+        assert_eq!(moved[0], path.corners[0].position);
+        assert_eq!(moved.last(), path.corners.last().map(|c| &c.position));
+        let mut left = 0;
+        for (k, corner) in path.corners.iter().enumerate() {
+            let Some(vertex) = corner.around else {
+                continue;
+            };
+            assert_eq!(vertex.turn, Turn::Left);
+            left += 1;
+            let from_vertex = moved[k] - vertex.position;
+            // One radius (the plan) + two radii, along the same line.
+            assert!(
+                (from_vertex.length() - 3.0 * 0.4).abs() < 1e-9,
+                "{from_vertex}"
+            );
+            let planned = corner.position - vertex.position;
+            assert!(from_vertex.normalize().dot(planned.normalize()) > 1.0 - 1e-12);
+        }
+        assert!(left > 0, "the path turns round the block");
+        // Clockwise round it (it stays on the right): right turns, corners as planned.
+        let mut w = world(block);
+        let (kept, path) = corners(&mut w, DVec2::new(20.0, 5.0), DVec2::new(5.0, 35.0));
+        assert!(path.corners.iter().any(|c| c.around.is_some()));
+        for (k, corner) in path.corners.iter().enumerate() {
+            if let Some(vertex) = corner.around {
+                assert_eq!(vertex.turn, Turn::Right);
+            }
+            assert_eq!(kept[k], corner.position);
+        }
+    }
+
+    #[test]
+    fn a_left_turn_without_room_keeps_its_corner() {
+        // A 0.9 m corridor bending left (room for one 0.8 m agent): moving the corner 2 radii
+        // (0.8 m) or 1 radius beyond the 0.4 m planned would bring it within a radius of the
+        // outer walls, so it stays as planned.
+        let bend = r#"{"name": "bend", "boundary": [[0, 0], [10, 0], [10, 10], [9.1, 10],
+            [9.1, 0.9], [0, 0.9]]}"#;
+        let mut w = world(bend);
+        let (kept, path) = corners(&mut w, DVec2::new(1.0, 0.45), DVec2::new(9.55, 9.0));
+        assert!(path
+            .corners
+            .iter()
+            .any(|c| c.around.is_some_and(|v| v.turn == Turn::Left)));
+        let planned: Vec<DVec2> = path.corners.iter().map(|c| c.position).collect();
+        assert_eq!(kept, planned);
     }
 }
