@@ -88,6 +88,53 @@ fn a_free_agent_sent_around_a_corner_follows_its_path_and_stays_on_the_mesh() {
     assert!(at.distance(to) <= 0.4, "ends at {at}, goal {to}");
 }
 
+/// The rvo2-blocks fixture's stall (73 of 100 arrived): agents the crowd pushed past a corner of
+/// their path without coming within a radius of it turned back to it, and a group all walking
+/// back to one corner point blocked itself there. A corner is now skipped once the one after it
+/// is in plain sight.
+#[test]
+fn a_free_agent_pushed_past_a_corner_does_not_walk_back_to_it() {
+    let level = Level::from_json(
+        r#"{"name": "block", "boundary": [[0, 0], [40, 0], [40, 40], [0, 40]],
+            "holes": [[[10, 10], [30, 10], [30, 30], [10, 30]]]}"#,
+        "test",
+    )
+    .unwrap();
+    let mut world = World::new(std::sync::Arc::new(level), AvoidanceConfig::default()).unwrap();
+    let key = free_agent(&mut world, v(20.0, 5.0), Locomotion::Orca);
+    let goal = v(35.0, 35.0);
+    world.set_goal(key, goal).unwrap();
+    let mut steers = Vec::new();
+    world.begin_frame(0.1);
+    world.steer_all(0.1, &mut steers);
+    // It heads for the block's corner first (up and right, mostly right).
+    let first = steers[0].preferred;
+    assert!(first.x > 0.0 && first.x > 2.0 * first.y.abs(), "{first}");
+    // Pushed past the corner (2 m from it, far more than a radius) to where the goal is in
+    // plain sight: it goes for the goal, not back to the corner (down and left).
+    let pushed = v(32.0, 12.0);
+    world.begin_frame(0.1);
+    world.set_free_motion(key, pushed, DVec2::ZERO).unwrap();
+    world.steer_all(0.1, &mut steers);
+    let preferred = steers[0].preferred;
+    let to_goal = (goal - pushed).normalize();
+    assert!(
+        preferred.normalize().dot(to_goal) > 0.999,
+        "preferred {preferred}, goal direction {to_goal}"
+    );
+    // Where the goal is hidden behind the block, the corner is kept.
+    let hidden = v(5.0, 5.0);
+    world.begin_frame(0.1);
+    world.set_free_motion(key, hidden, DVec2::ZERO).unwrap();
+    world.set_goal(key, goal).unwrap();
+    world.steer_all(0.1, &mut steers);
+    let preferred = steers[0].preferred;
+    assert!(
+        preferred.normalize().dot((goal - hidden).normalize()) < 0.99,
+        "{preferred}"
+    );
+}
+
 #[test]
 fn a_free_agent_gives_way_to_a_rail_agent_that_does_not_react() {
     let mut world = world_on("open-field");

@@ -4,11 +4,11 @@
 
 use glam::DVec2;
 
-use super::neighbours::{nearest_among, NeighbourGrid};
-use super::orca::{orca_velocity, OrcaAgent, OrcaNeighbour, OrcaScratch};
+use super::neighbours::{nearest_among, nearest_among_sorted, NeighbourGrid, SortedCandidates};
+use super::orca::{orca_velocity_of, ObstacleMap, OrcaAgent, OrcaNeighbour, OrcaScratch};
 use super::ttc::{ttc_velocity, TtcAgent, TtcNeighbour};
 use crate::geometry::closest_on_segment;
-use crate::level::PathOptions;
+use crate::level::{Path, PathOptions, Turn};
 use crate::world::{AgentDesc, AgentKey, AvoidanceConfig, Locomotion, World, WorldError};
 
 /// Within this time of its goal at the preferred speed, a free agent slows down: its preferred
@@ -29,6 +29,14 @@ const RAIL_LOOKAHEAD: f64 = 0.5;
 /// 0.4 43 µs; 0.3 (4.5 m for a 15 m neighbour distance) is near the best without long lists
 /// for agents with short neighbour distances.
 const CANDIDATE_SKIN: f64 = 0.3;
+
+/// Keep right: where a free agent's path turns left around a wall vertex, its corner is moved
+/// this many radii farther from the vertex (fewer where the mesh leaves less room), radii;
+/// range [0, 10], 0 to hug every corner; default 2. Agents rounding the same corner the other way
+/// turn right there and hug it, their discs reaching 2 radii from the vertex: 2 leaves them
+/// that lane. Without it, two streams rounding one block corner in opposite directions both
+/// aimed at the same point and knotted there (rvo2-blocks, docs/PERFORMANCE.md).
+const KEEP_RIGHT_RADII: f64 = 2.0;
 
 /// A free agent further than this many radii from the line between its last and next corner
 /// checks that it can still see the next corner, and plans again if not.
@@ -70,18 +78,18 @@ pub struct Steer {
 pub(crate) struct SteerScratch {
     /// Every agent, in key order.
     keys: Vec<AgentKey>,
+    /// Their positions (for the neighbour search; also in `bodies`).
     positions: Vec<DVec2>,
-    radii: Vec<f64>,
-    priorities: Vec<i32>,
-    /// Whether the agent steers freely.
-    free: Vec<bool>,
-    /// The velocity the others see this substep: a free agent's velocity of the previous
-    /// substep, a rail agent's average velocity over [`RAIL_LOOKAHEAD`] (NaN until needed).
-    velocities: Vec<DVec2>,
+    /// What a solver needs to know of every agent as a neighbour, in one record so each
+    /// neighbour is one read.
+    bodies: Vec<Body>,
     /// The free agents' new velocities this substep, by dense index.
     solved: Vec<DVec2>,
     /// Dense indices of the free agents.
     free_agents: Vec<u32>,
+    /// The solver inputs of free agent `f` (index into `free_agents`), copied out of the agents'
+    /// records once per frame.
+    inputs: Vec<FreeInput>,
     /// Free agent `f`'s neighbours are `neighbour_list[neighbour_start[f]..neighbour_start[f + 1]]`
     /// (dense indices, nearest first).
     neighbour_start: Vec<u32>,
@@ -91,17 +99,61 @@ pub(crate) struct SteerScratch {
     /// Candidate lists (Verlet lists): free agent `f` may only have neighbours among
     /// `candidates[candidate_start[f]..candidate_start[f + 1]]`, every agent that was within its
     /// neighbour distance + `skin` when the lists were made, at `listed_positions`, for the
-    /// agents `listed_keys`.
+    /// agents `listed_keys`. Each list is sorted by the distance then, kept in
+    /// `candidate_distance` (metres), so the search for the nearest can stop early.
     candidate_start: Vec<u32>,
     candidates: Vec<u32>,
+    candidate_distance: Vec<f64>,
+    /// The farthest any agent has moved since the lists were made, metres (this frame).
+    moved_most: f64,
     listed_keys: Vec<AgentKey>,
     listed_positions: Vec<DVec2>,
     skin: f64,
-    orca_neighbours: Vec<OrcaNeighbour>,
+    /// Free agent `f` had no wall within `wall_free[f]` metres of its listed position (0 when
+    /// one was near): while it is within `wall_free[f] - range` of that position, its wall
+    /// queries within `range` are known to be empty and are skipped.
+    wall_free: Vec<f64>,
+    /// An obstacle map without obstacles, for agents with no wall in reach.
+    no_walls: ObstacleMap,
     ttc_neighbours: Vec<TtcNeighbour>,
     walls: Vec<(DVec2, DVec2)>,
     edges: Vec<(f64, u32)>,
     orca: OrcaScratch,
+}
+
+/// An agent as the free agents' solvers see it as a neighbour.
+#[derive(Clone, Copy, Debug)]
+struct Body {
+    position: DVec2,
+    /// The velocity the others see this substep: a free agent's velocity of the previous
+    /// substep, a rail agent's average velocity over [`RAIL_LOOKAHEAD`] (NaN until needed).
+    velocity: DVec2,
+    radius: f64,
+    priority: i32,
+    /// The solvers' id (see `id_of`).
+    id: u32,
+    /// Whether the agent steers freely.
+    free: bool,
+}
+
+/// A free agent's solver inputs for one frame.
+#[derive(Clone, Copy, Debug)]
+struct FreeInput {
+    locomotion: Locomotion,
+    /// Neighbour distance, metres, and most neighbours.
+    range: f64,
+    max: usize,
+    /// Largest speed, m/s.
+    max_speed: f64,
+    /// The range its solver searches walls within, metres.
+    wall_range: f64,
+    /// Preferred velocity, m/s.
+    preferred: DVec2,
+    /// How far it has moved since the candidate lists were made, metres.
+    moved: f64,
+    /// How far from it no wall is known to be, metres (0 if unknown): its wall-free radius
+    /// where it was listed less how far it has moved since, less a micrometre for rounding.
+    clear: f64,
 }
 
 /// The stable id of a key for the solvers' tie-breaking rules (its slot index).
@@ -142,10 +194,49 @@ impl World {
             .as_mut()
             .expect("checked free");
         free.goal = Some(goal);
-        free.corners.clear();
-        free.corners.extend(path.corners.iter().map(|c| c.position));
-        free.next = 1.min(free.corners.len().saturating_sub(1));
+        free.next = 1.min(path.corners.len().saturating_sub(1));
+        self.set_corners(key, &path);
         Ok(())
+    }
+
+    /// Give free agent `key` the corners of `path` (planned for its radius), keeping right:
+    /// each corner where the path turns left around a wall vertex moves `KEEP_RIGHT_RADII`
+    /// radii (else half that) farther from the vertex, along the line from it, if the mesh
+    /// leaves room there (no wall within a radius of the new point, and the straight ways from
+    /// the corner before and to the corner after on the mesh); otherwise it stays.
+    fn set_corners(&mut self, key: AgentKey, path: &Path) {
+        let agent = &mut self.agents[key];
+        let radius = agent.desc.radius;
+        let mut corners = std::mem::take(&mut agent.free.as_mut().expect("free").corners);
+        corners.clear();
+        corners.extend(path.corners.iter().map(|c| c.position));
+        let mesh = self.level().navmesh();
+        let obstacles = self
+            .obstacles
+            .as_ref()
+            .expect("built with the first free agent");
+        for k in 1..corners.len().saturating_sub(1) {
+            let Some(vertex) = path.corners[k].around else {
+                continue;
+            };
+            if vertex.turn != Turn::Left {
+                continue;
+            }
+            let out = (corners[k] - vertex.position).normalize_or_zero();
+            for gap in [KEEP_RIGHT_RADII, 0.5 * KEEP_RIGHT_RADII] {
+                let moved = corners[k] + out * (gap * radius);
+                if gap > 0.0
+                    && out != DVec2::ZERO
+                    && obstacles.is_clear_within(moved, radius)
+                    && mesh.is_reachable(corners[k - 1], moved)
+                    && mesh.is_reachable(moved, corners[k + 1])
+                {
+                    corners[k] = moved;
+                    break;
+                }
+            }
+        }
+        self.agents[key].free.as_mut().expect("free").corners = corners;
     }
 
     /// Forget a free agent's goal: it stands (preferred velocity zero) but still gives way.
@@ -209,128 +300,129 @@ impl World {
             return;
         }
         let mut scratch = std::mem::take(&mut self.steer_scratch);
-        // 1. Preferred velocities, and the flat copy of every agent.
+        // 1. The flat copy of every agent, and the free agents' solver inputs.
+        let config = *self.config();
         scratch.keys.clear();
         scratch.positions.clear();
-        scratch.radii.clear();
-        scratch.priorities.clear();
-        scratch.free.clear();
-        scratch.velocities.clear();
+        scratch.bodies.clear();
         scratch.free_agents.clear();
+        scratch.inputs.clear();
+        let mut longest = 0.0_f64;
         for (key, agent) in &self.agents {
             let dense = scratch.keys.len() as u32;
+            let desc = agent.desc();
+            let position = agent.position();
             scratch.keys.push(key);
-            scratch.positions.push(agent.position());
-            scratch.radii.push(agent.desc().radius);
-            scratch.priorities.push(agent.desc().priority);
-            scratch.free.push(agent.free.is_some());
-            match &agent.free {
-                Some(free) => {
-                    scratch.velocities.push(free.velocity);
-                    scratch.free_agents.push(dense);
-                }
-                None => scratch.velocities.push(DVec2::NAN),
+            scratch.positions.push(position);
+            scratch.bodies.push(Body {
+                position,
+                velocity: agent.free.as_ref().map_or(DVec2::NAN, |f| f.velocity),
+                radius: desc.radius,
+                priority: desc.priority,
+                id: id_of(key),
+                free: agent.free.is_some(),
+            });
+            if agent.free.is_some() {
+                scratch.free_agents.push(dense);
+                let (range, max) = neighbour_limits(&config, desc);
+                longest = longest.max(range);
+                let max_speed = desc.gaits.iter().map(|g| g.speed).fold(0.0, f64::max);
+                let horizon = match desc.locomotion {
+                    Locomotion::Ttc => config.ttc.time_horizon,
+                    _ => config.orca.obstacle_time_horizon,
+                };
+                scratch.inputs.push(FreeInput {
+                    locomotion: desc.locomotion,
+                    range,
+                    max,
+                    max_speed,
+                    wall_range: horizon * max_speed + desc.radius,
+                    preferred: DVec2::ZERO,
+                    moved: 0.0,
+                    clear: 0.0,
+                });
             }
         }
         if scratch.free_agents.is_empty() {
             self.steer_scratch = scratch;
             return;
         }
-        for &i in &scratch.free_agents {
-            self.follow_path(scratch.keys[i as usize]);
+        // Preferred velocities.
+        for f in 0..scratch.free_agents.len() {
+            let key = scratch.keys[scratch.free_agents[f] as usize];
+            scratch.inputs[f].preferred = self.follow_path(key);
         }
         // 2. Neighbours: the nearest among the candidate lists, made again when needed.
-        let config = *self.config();
-        let mut longest = 0.0_f64;
-        for &i in &scratch.free_agents {
-            let (r, _) = neighbour_limits(&config, self.agents[scratch.keys[i as usize]].desc());
-            longest = longest.max(r);
-        }
         let skin = CANDIDATE_SKIN * longest;
         let moved_sq = (0.5 * skin) * (0.5 * skin);
-        let stale = scratch.skin != skin
-            || scratch.listed_keys != scratch.keys
-            || scratch
-                .positions
-                .iter()
-                .zip(&scratch.listed_positions)
+        let mut stale = scratch.skin != skin || scratch.listed_keys != scratch.keys;
+        if !stale {
+            let mut most_sq = 0.0_f64;
+            for (p, q) in scratch.positions.iter().zip(&scratch.listed_positions) {
+                let d = p.distance_squared(*q);
                 // NaN (never for positions from the host) counts as moved.
-                .any(|(p, q)| p.distance_squared(*q).is_nan() || p.distance_squared(*q) > moved_sq);
-        if stale {
-            scratch.grid.rebuild(&scratch.positions, longest + skin);
-            scratch.candidate_start.clear();
-            scratch.candidates.clear();
-            scratch.candidate_start.push(0);
-            for &i in &scratch.free_agents {
-                let (range, max) =
-                    neighbour_limits(&config, self.agents[scratch.keys[i as usize]].desc());
-                let centre = scratch.positions[i as usize];
-                let from = scratch.candidates.len();
-                scratch
-                    .grid
-                    .within(centre, range + skin, i, &mut scratch.candidates);
-                // With `max` agents within `kth` now, after everyone has moved up to skin / 2
-                // the `max` nearest are within kth + skin, so they are within kth + 2 skin now:
-                // in a crowd the list keeps to those (it would hold the whole crowd otherwise).
-                nearest_among(
-                    &scratch.candidates[from..],
-                    &scratch.positions,
-                    centre,
-                    range,
-                    max,
-                    &mut scratch.nearest,
-                );
-                if max > 0 && scratch.nearest.len() == max {
-                    let kth = scratch.nearest[max - 1].0.sqrt();
-                    let keep = kth + 2.0 * skin;
-                    // A hair longer, so rounding cannot drop an agent at exactly that distance.
-                    let keep_sq = keep * keep * (1.0 + 1e-9);
-                    let positions = &scratch.positions;
-                    let mut kept = from;
-                    for k in from..scratch.candidates.len() {
-                        let j = scratch.candidates[k];
-                        if positions[j as usize].distance_squared(centre) <= keep_sq {
-                            scratch.candidates[kept] = j;
-                            kept += 1;
-                        }
-                    }
-                    scratch.candidates.truncate(kept);
+                if d.is_nan() || d > moved_sq {
+                    stale = true;
+                    break;
                 }
-                scratch
-                    .candidate_start
-                    .push(scratch.candidates.len() as u32);
+                most_sq = most_sq.max(d);
             }
-            scratch.listed_keys.clone_from(&scratch.keys);
-            scratch.listed_positions.clone_from(&scratch.positions);
-            scratch.skin = skin;
+            scratch.moved_most = most_sq.sqrt();
+        }
+        if stale {
+            self.make_candidate_lists(&mut scratch, skin);
+            scratch.moved_most = 0.0;
+        }
+        for f in 0..scratch.free_agents.len() {
+            let i = scratch.free_agents[f] as usize;
+            let moved = scratch.positions[i].distance(scratch.listed_positions[i]);
+            let clear = scratch.wall_free[f] - moved - 1e-6;
+            let input = &mut scratch.inputs[f];
+            input.moved = moved;
+            input.clear = if clear.is_finite() {
+                clear.max(0.0)
+            } else {
+                0.0
+            };
         }
         scratch.neighbour_start.clear();
         scratch.neighbour_list.clear();
         scratch.neighbour_start.push(0);
         for f in 0..scratch.free_agents.len() {
-            let i = scratch.free_agents[f];
-            let key = scratch.keys[i as usize];
-            let (range, max) = neighbour_limits(&config, self.agents[key].desc());
-            let listed = &scratch.candidates
-                [scratch.candidate_start[f] as usize..scratch.candidate_start[f + 1] as usize];
-            nearest_among(
-                listed,
+            let i = scratch.free_agents[f] as usize;
+            let FreeInput {
+                range, max, moved, ..
+            } = scratch.inputs[f];
+            let listed =
+                scratch.candidate_start[f] as usize..scratch.candidate_start[f + 1] as usize;
+            // Every distance from this agent has changed by at most its own move and the
+            // largest one since the lists were made (a hair more for rounding).
+            let slack = (moved + scratch.moved_most) * (1.0 + 1e-9) + 1e-9;
+            nearest_among_sorted(
+                SortedCandidates {
+                    candidates: &scratch.candidates[listed.clone()],
+                    listed: &scratch.candidate_distance[listed],
+                    slack,
+                },
                 &scratch.positions,
-                scratch.positions[i as usize],
+                scratch.positions[i],
                 range,
                 max,
                 &mut scratch.nearest,
             );
+            scratch
+                .neighbour_list
+                .extend(scratch.nearest.iter().map(|&(_, j)| j));
             for &(_, j) in &scratch.nearest {
-                scratch.neighbour_list.push(j);
                 let j = j as usize;
-                if !scratch.free[j] && scratch.velocities[j].is_nan() {
+                let body = &mut scratch.bodies[j];
+                if !body.free && body.velocity.is_nan() {
                     // A rail agent does not take part: the free agent takes it all, at the
                     // rail agent's average velocity over the next moments along its rail.
                     let other = &self.agents[scratch.keys[j]];
                     let mut trajectory = other.trajectory();
                     let ahead = trajectory.position(RAIL_LOOKAHEAD);
-                    scratch.velocities[j] = (ahead - other.position()) / RAIL_LOOKAHEAD;
+                    body.velocity = (ahead - other.position()) / RAIL_LOOKAHEAD;
                 }
             }
             scratch
@@ -344,18 +436,16 @@ impl World {
             solved.clear();
             let mut any_orca = false;
             for f in 0..scratch.free_agents.len() {
-                let i = scratch.free_agents[f] as usize;
-                let agent = &self.agents[scratch.keys[i]];
-                let locomotion = agent.desc().locomotion;
+                let locomotion = scratch.inputs[f].locomotion;
                 if substep > 0 && locomotion != Locomotion::Orca {
-                    solved.push(scratch.velocities[i]);
+                    solved.push(scratch.bodies[scratch.free_agents[f] as usize].velocity);
                     continue;
                 }
                 any_orca |= locomotion == Locomotion::Orca;
                 solved.push(self.solve(f, &mut scratch, dt));
             }
             for (&i, &v) in scratch.free_agents.iter().zip(&solved) {
-                scratch.velocities[i as usize] = v;
+                scratch.bodies[i as usize].velocity = v;
             }
             scratch.solved = solved;
             if !any_orca {
@@ -363,24 +453,102 @@ impl World {
             }
         }
         // 4. The mesh guard.
-        for &i in &scratch.free_agents {
-            let key = scratch.keys[i as usize];
-            let solved = scratch.velocities[i as usize];
-            let free = self.agents[key].free.as_mut().expect("free");
-            free.solved = solved;
-            let preferred = free.preferred;
-            let velocity = self.keep_on_mesh(scratch.positions[i as usize], solved, dt);
+        for f in 0..scratch.free_agents.len() {
+            let i = scratch.free_agents[f] as usize;
+            let key = scratch.keys[i];
+            let solved = scratch.bodies[i].velocity;
+            self.agents[key].free.as_mut().expect("free").solved = solved;
+            let clear = scratch.inputs[f].clear;
+            let velocity = self.keep_on_mesh(scratch.positions[i], solved, dt, clear);
             out.push(Steer {
                 key,
                 velocity,
-                preferred,
+                preferred: scratch.inputs[f].preferred,
             });
         }
         self.steer_scratch = scratch;
     }
 
-    /// Step 1 of [`World::steer_all`] for one agent.
-    fn follow_path(&mut self, key: AgentKey) {
+    /// Step 2 of [`World::steer_all`] when the candidate lists are stale: each free agent's
+    /// list (every agent within its neighbour distance + `skin`; in a crowd, within the
+    /// distance of its `max`-th nearest + two skins), sorted by distance; and how far each one
+    /// is from the walls.
+    fn make_candidate_lists(&self, scratch: &mut SteerScratch, skin: f64) {
+        let longest = skin / CANDIDATE_SKIN;
+        scratch.grid.rebuild(&scratch.positions, longest + skin);
+        scratch.candidate_start.clear();
+        scratch.candidates.clear();
+        scratch.candidate_distance.clear();
+        scratch.wall_free.clear();
+        scratch.candidate_start.push(0);
+        let obstacles = self
+            .obstacles
+            .as_ref()
+            .expect("built with the first free agent");
+        for f in 0..scratch.free_agents.len() {
+            let i = scratch.free_agents[f];
+            let FreeInput { range, max, .. } = scratch.inputs[f];
+            let centre = scratch.positions[i as usize];
+            let from = scratch.candidates.len();
+            scratch
+                .grid
+                .within(centre, range + skin, i, &mut scratch.candidates);
+            // With `max` agents within `kth` now, after everyone has moved up to skin / 2 the
+            // `max` nearest are within kth + skin, so they are within kth + 2 skin now: in a
+            // crowd the list keeps to those (it would hold the whole crowd otherwise).
+            nearest_among(
+                &scratch.candidates[from..],
+                &scratch.positions,
+                centre,
+                range,
+                max,
+                &mut scratch.nearest,
+            );
+            let keep_sq = if max > 0 && scratch.nearest.len() == max {
+                let keep = scratch.nearest[max - 1].0.sqrt() + 2.0 * skin;
+                // A hair longer, so rounding cannot drop an agent at exactly that distance.
+                keep * keep * (1.0 + 1e-9)
+            } else {
+                f64::INFINITY
+            };
+            let positions = &scratch.positions;
+            scratch.nearest.clear();
+            scratch.nearest.extend(
+                scratch.candidates[from..]
+                    .iter()
+                    .map(|&j| (positions[j as usize].distance_squared(centre), j))
+                    .filter(|&(d, _)| d <= keep_sq),
+            );
+            scratch
+                .nearest
+                .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            scratch.candidates.truncate(from);
+            for &(d, j) in &scratch.nearest {
+                scratch.candidates.push(j);
+                scratch.candidate_distance.push(d.sqrt());
+            }
+            scratch
+                .candidate_start
+                .push(scratch.candidates.len() as u32);
+            // No wall within the solver's wall range + a skin: its wall queries are skipped
+            // until it has moved a skin.
+            let reach = scratch.inputs[f].wall_range + skin;
+            scratch
+                .wall_free
+                .push(if obstacles.is_clear_within(centre, reach) {
+                    reach
+                } else {
+                    0.0
+                });
+        }
+        scratch.listed_keys.clone_from(&scratch.keys);
+        scratch.listed_positions.clone_from(&scratch.positions);
+        scratch.skin = skin;
+    }
+
+    /// Step 1 of [`World::steer_all`] for one agent: its preferred velocity (also kept in its
+    /// record).
+    fn follow_path(&mut self, key: AgentKey) -> DVec2 {
         let agent = &self.agents[key];
         let position = agent.position();
         let radius = agent.desc().radius;
@@ -388,12 +556,27 @@ impl World {
         let free = agent.free.as_ref().expect("free");
         if free.goal.is_none() || free.corners.is_empty() {
             self.agents[key].free.as_mut().expect("free").preferred = DVec2::ZERO;
-            return;
+            return DVec2::ZERO;
         }
         let last = free.corners.len() - 1;
         let mut next = free.next.min(last);
         // Corners within a radius are reached.
         while next < last && free.corners[next].distance(position) <= radius {
+            next += 1;
+        }
+        // A corner the crowd has pushed it past or around is not walked back to: while the corner
+        // after it is in plain sight (the straight way there clears every wall by a radius), it
+        // is skipped. Otherwise agents pushed beyond a corner turn back toward it, and a group
+        // all trying to reach the same corner point blocks itself there.
+        // Path corners are planned exactly a radius from the wall vertex they turn around: the
+        // test clears a hair less, so rounding cannot hide them.
+        let obstacles = self
+            .obstacles
+            .as_ref()
+            .expect("built with the first free agent");
+        let clearance = radius * (1.0 - 1e-6);
+        while next < last && obstacles.is_segment_clear(position, free.corners[next + 1], clearance)
+        {
             next += 1;
         }
         // Strayed off the line to the next corner (pushed by others): still in sight?
@@ -410,10 +593,8 @@ impl World {
                 .ok()
                 .filter(|p| !p.corners.is_empty())
             {
-                let free = self.agents[key].free.as_mut().expect("free");
-                free.corners.clear();
-                free.corners.extend(path.corners.iter().map(|c| c.position));
-                next = 1.min(free.corners.len().saturating_sub(1));
+                next = 1.min(path.corners.len().saturating_sub(1));
+                self.set_corners(key, &path);
             }
         }
         let free = self.agents[key].free.as_mut().expect("free");
@@ -430,22 +611,19 @@ impl World {
         } else {
             DVec2::ZERO
         };
+        free.preferred
     }
 
     /// Step 3 of [`World::steer_all`] for free agent `f` (index into the free agents) and one
-    /// substep.
+    /// substep, from the flat copies in `scratch` (no lookup in the agents' records).
     fn solve(&self, f: usize, scratch: &mut SteerScratch, dt: f64) -> DVec2 {
         let SteerScratch {
-            keys,
-            positions,
-            radii,
-            priorities,
-            free: is_free,
-            velocities,
+            bodies,
             free_agents,
+            inputs,
             neighbour_start,
             neighbour_list,
-            orca_neighbours,
+            no_walls,
             ttc_neighbours,
             walls,
             edges,
@@ -453,44 +631,45 @@ impl World {
             ..
         } = scratch;
         let i = free_agents[f] as usize;
-        let key = keys[i];
-        let agent = &self.agents[key];
-        let free = agent.free.as_ref().expect("free");
-        let desc = agent.desc();
-        let own_velocity = velocities[i];
+        let me = bodies[i];
+        let input = inputs[f];
+        let (radius, max_speed) = (me.radius, input.max_speed);
         let list = &neighbour_list[neighbour_start[f] as usize..neighbour_start[f + 1] as usize];
         // A free neighbour shares the avoidance by priority; a rail agent leaves it all to us.
-        let responsibility_of = |j: usize| {
-            if is_free[j] {
-                responsibility(desc.priority, priorities[j])
+        let responsibility_of = |other: &Body| {
+            if other.free {
+                responsibility(me.priority, other.priority)
             } else {
                 1.0
             }
         };
-        let max_speed = desc.gaits.iter().map(|g| g.speed).fold(0.0, f64::max);
         let config = self.config();
-        let obstacles = self
-            .obstacles
-            .as_ref()
-            .expect("built with the first free agent");
-        match desc.locomotion {
+        // No wall within the solver's range (known from the candidate lists): skip the query.
+        let obstacles = if input.clear >= input.wall_range {
+            &*no_walls
+        } else {
+            self.obstacles
+                .as_deref()
+                .expect("built with the first free agent")
+        };
+        match input.locomotion {
             Locomotion::Ttc => {
                 // The chapter has every agent take the whole force (responsibility 1); ORCA's
                 // shares are doubled to that scale (equal priorities 1, a higher-priority
                 // agent half), rail agents 1.
                 ttc_neighbours.clear();
                 ttc_neighbours.extend(list.iter().map(|&j| {
-                    let j = j as usize;
+                    let other = &bodies[j as usize];
                     TtcNeighbour {
-                        position: positions[j],
-                        velocity: velocities[j],
-                        radius: radii[j],
-                        responsibility: (2.0 * responsibility_of(j)).min(1.0),
+                        position: other.position,
+                        velocity: other.velocity,
+                        radius: other.radius,
+                        responsibility: (2.0 * responsibility_of(other)).min(1.0),
                     }
                 }));
                 walls.clear();
-                let reach = config.ttc.time_horizon * max_speed + desc.radius;
-                obstacles.edges_near(agent.position(), reach, edges);
+                let reach = config.ttc.time_horizon * max_speed + radius;
+                obstacles.edges_near(me.position, reach, edges);
                 let vertices = obstacles.vertices();
                 walls.extend(edges.iter().map(|&(_, e)| {
                     let v = &vertices[e as usize];
@@ -498,10 +677,10 @@ impl World {
                 }));
                 ttc_velocity(
                     &TtcAgent {
-                        position: agent.position(),
-                        velocity: own_velocity,
-                        preferred_velocity: free.preferred,
-                        radius: desc.radius,
+                        position: me.position,
+                        velocity: me.velocity,
+                        preferred_velocity: input.preferred,
+                        radius,
                         max_speed,
                     },
                     ttc_neighbours,
@@ -511,27 +690,26 @@ impl World {
                 )
             }
             _ => {
-                orca_neighbours.clear();
-                orca_neighbours.extend(list.iter().map(|&j| {
-                    let j = j as usize;
+                let neighbours = list.iter().map(|&j| {
+                    let other = &bodies[j as usize];
                     OrcaNeighbour {
-                        position: positions[j],
-                        velocity: velocities[j],
-                        radius: radii[j],
-                        responsibility: responsibility_of(j),
-                        id: id_of(keys[j]),
+                        position: other.position,
+                        velocity: other.velocity,
+                        radius: other.radius,
+                        responsibility: responsibility_of(other),
+                        id: other.id,
                     }
-                }));
-                orca_velocity(
+                });
+                orca_velocity_of(
                     &OrcaAgent {
-                        position: agent.position(),
-                        velocity: own_velocity,
-                        preferred_velocity: free.preferred,
-                        radius: desc.radius,
+                        position: me.position,
+                        velocity: me.velocity,
+                        preferred_velocity: input.preferred,
+                        radius,
                         max_speed,
-                        id: id_of(key),
+                        id: me.id,
                     },
-                    orca_neighbours,
+                    neighbours,
                     obstacles,
                     &config.orca,
                     dt,
@@ -543,8 +721,9 @@ impl World {
 
     /// Step 4 of [`World::steer_all`]: `velocity`, or if moving at it for `dt` would cross a
     /// wall, its component along that wall (if that stays on the mesh), else the part of the
-    /// step that stays on the mesh.
-    fn keep_on_mesh(&self, position: DVec2, velocity: DVec2, dt: f64) -> DVec2 {
+    /// step that stays on the mesh. No wall is within `clear` metres of `position` (0 if not
+    /// known).
+    fn keep_on_mesh(&self, position: DVec2, velocity: DVec2, dt: f64, clear: f64) -> DVec2 {
         if !velocity.is_finite() {
             return DVec2::ZERO;
         }
@@ -554,11 +733,15 @@ impl World {
         // Far from every wall (the common case), the move cannot leave the mesh: no raycast.
         // The margin covers the rounding of the distance test.
         let step = velocity.length() * dt;
+        let reach = step * (1.0 + 1e-9) + 1e-6;
+        if reach <= clear {
+            return velocity;
+        }
         let obstacles = self
             .obstacles
             .as_ref()
             .expect("built with the first free agent");
-        if obstacles.is_clear_within(position, step * (1.0 + 1e-9) + 1e-6) {
+        if obstacles.is_clear_within(position, reach) {
             return velocity;
         }
         let mesh = self.level().navmesh();
@@ -593,5 +776,93 @@ fn responsibility(mine: i32, theirs: i32) -> f64 {
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Less => 0.75,
         std::cmp::Ordering::Greater => 0.25,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::level::Level;
+
+    fn world(json: &str) -> World {
+        let level = Level::from_json(json, "test").expect("valid test level");
+        World::new(Arc::new(level), AvoidanceConfig::default()).expect("default config")
+    }
+
+    /// The free agent's corners, and the planned path's (corner, vertex, turn) for comparison.
+    fn corners(world: &mut World, from: DVec2, to: DVec2) -> (Vec<DVec2>, Path) {
+        let key = world
+            .add_agent(AgentDesc {
+                position: from,
+                locomotion: Locomotion::Orca,
+                ..AgentDesc::default()
+            })
+            .expect("on the mesh");
+        world.set_goal(key, to).expect("reachable");
+        let path = world
+            .level()
+            .navmesh()
+            .find_path(from, to, &PathOptions::from_agent_radius(0.4))
+            .expect("reachable");
+        let free = world.agents[key].free.as_ref().expect("free");
+        (free.corners.clone(), path)
+    }
+
+    #[test]
+    fn corners_of_left_turns_move_away_from_the_vertex_and_right_turns_hug_it() {
+        let block = r#"{"name": "block", "boundary": [[0, 0], [40, 0], [40, 40], [0, 40]],
+            "holes": [[[10, 10], [30, 10], [30, 30], [10, 30]]]}"#;
+        // Counter-clockwise round the block (it stays on the left): left turns.
+        let mut w = world(block);
+        let (moved, path) = corners(&mut w, DVec2::new(20.0, 5.0), DVec2::new(35.0, 35.0));
+        assert_eq!(moved.len(), path.corners.len());
+        assert_eq!(moved[0], path.corners[0].position);
+        assert_eq!(moved.last(), path.corners.last().map(|c| &c.position));
+        let mut left = 0;
+        for (k, corner) in path.corners.iter().enumerate() {
+            let Some(vertex) = corner.around else {
+                continue;
+            };
+            assert_eq!(vertex.turn, Turn::Left);
+            left += 1;
+            let from_vertex = moved[k] - vertex.position;
+            // One radius (the plan) + two radii, along the same line.
+            assert!(
+                (from_vertex.length() - 3.0 * 0.4).abs() < 1e-9,
+                "{from_vertex}"
+            );
+            let planned = corner.position - vertex.position;
+            assert!(from_vertex.normalize().dot(planned.normalize()) > 1.0 - 1e-12);
+        }
+        assert!(left > 0, "the path turns round the block");
+        // Clockwise round it (it stays on the right): right turns, corners as planned.
+        let mut w = world(block);
+        let (kept, path) = corners(&mut w, DVec2::new(20.0, 5.0), DVec2::new(5.0, 35.0));
+        assert!(path.corners.iter().any(|c| c.around.is_some()));
+        for (k, corner) in path.corners.iter().enumerate() {
+            if let Some(vertex) = corner.around {
+                assert_eq!(vertex.turn, Turn::Right);
+            }
+            assert_eq!(kept[k], corner.position);
+        }
+    }
+
+    #[test]
+    fn a_left_turn_without_room_keeps_its_corner() {
+        // A 0.9 m corridor bending left (room for one 0.8 m agent): moving the corner 2 radii
+        // (0.8 m) or 1 radius beyond the 0.4 m planned would bring it within a radius of the
+        // outer walls, so it stays as planned.
+        let bend = r#"{"name": "bend", "boundary": [[0, 0], [10, 0], [10, 10], [9.1, 10],
+            [9.1, 0.9], [0, 0.9]]}"#;
+        let mut w = world(bend);
+        let (kept, path) = corners(&mut w, DVec2::new(1.0, 0.45), DVec2::new(9.55, 9.0));
+        assert!(path
+            .corners
+            .iter()
+            .any(|c| c.around.is_some_and(|v| v.turn == Turn::Left)));
+        let planned: Vec<DVec2> = path.corners.iter().map(|c| c.position).collect();
+        assert_eq!(kept, planned);
     }
 }

@@ -193,6 +193,82 @@ pub(crate) fn nearest_among(
     }
 }
 
+/// A candidate list sorted by the candidates' distances to the centre when it was made.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SortedCandidates<'a> {
+    /// Indices into the positions.
+    pub candidates: &'a [u32],
+    /// Their distances when the list was made, metres, one per candidate, non-decreasing.
+    pub listed: &'a [f64],
+    /// By how much any of those distances may have changed since, metres.
+    pub slack: f64,
+}
+
+/// [`nearest_among`] over a [`SortedCandidates`] list: the same answer, but the scan stops at
+/// the first candidate that, by its listed distance less the slack, is out of range or beyond
+/// the `max`-th nearest found so far, since no later one can be nearer. `steer_all`'s candidate
+/// lists are made sorted and stay nearly sorted while they are used (agents move a fraction of
+/// a skin), so most of each list is not looked at.
+pub(crate) fn nearest_among_sorted(
+    SortedCandidates {
+        candidates,
+        listed,
+        slack,
+    }: SortedCandidates<'_>,
+    positions: &[DVec2],
+    centre: DVec2,
+    range: f64,
+    max: usize,
+    out: &mut Vec<(f64, u32)>,
+) {
+    out.clear();
+    if max == 0 || candidates.is_empty() {
+        return;
+    }
+    debug_assert_eq!(candidates.len(), listed.len());
+    let range_sq = range * range;
+    // The answer is built in place: `n` entries, sorted.
+    let cap = max.min(candidates.len());
+    out.resize(cap, (f64::INFINITY, u32::MAX));
+    let buf = &mut out[..cap];
+    let mut n = 0;
+    for (&i, &then) in candidates.iter().zip(listed) {
+        // Every later candidate is at least this far now: none can be taken.
+        let floor = then - slack;
+        if floor > 0.0 {
+            let floor_sq = floor * floor;
+            if floor_sq >= range_sq || (n == max && floor_sq > buf[n - 1].0) {
+                break;
+            }
+        }
+        let d = positions[i as usize].distance_squared(centre);
+        if d.is_nan() || d >= range_sq {
+            continue;
+        }
+        let mut at = if n == max {
+            let last = buf[n - 1];
+            if d > last.0 || (d == last.0 && i > last.1) {
+                continue;
+            }
+            n - 1
+        } else {
+            n += 1;
+            n - 1
+        };
+        while at > 0 {
+            let previous = buf[at - 1];
+            if previous.0 > d || (previous.0 == d && previous.1 > i) {
+                buf[at] = previous;
+                at -= 1;
+            } else {
+                break;
+            }
+        }
+        buf[at] = (d, i);
+    }
+    out.truncate(n);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +355,68 @@ mod tests {
                     nearest(&grid, &points, far, r, 5, u32::MAX),
                     brute(&points, far, r, 5, u32::MAX)
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn sorted_search_with_lower_bounds_matches_brute_force() {
+        // Points listed at `listed`, then moved by up to `drift`: every distance changed by
+        // up to 2 × drift.
+        let mut s = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut unit = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for trial in 0..40 {
+            let drift = [0.0, 0.1, 0.5, 2.0][trial % 4];
+            let n = 5 + trial * 7;
+            let listed: Vec<DVec2> = (0..n)
+                .map(|_| DVec2::new(20.0 * unit(), 20.0 * unit()))
+                .collect();
+            let mut moved: Vec<DVec2> = listed
+                .iter()
+                .map(|&p| {
+                    let a = std::f64::consts::TAU * unit();
+                    p + DVec2::from_angle(a) * drift * unit()
+                })
+                .collect();
+            // Some exact ties (listed where they are now).
+            moved[1] = moved[0] + DVec2::new(1.0, 0.0);
+            moved[2] = moved[0] + DVec2::new(0.0, -1.0);
+            let mut listed = listed;
+            listed[1] = moved[1];
+            listed[2] = moved[2];
+            for (centre_index, range, max) in
+                [(0, 8.0, 5), (3, 30.0, 10), (1, 2.0, 3), (4, 15.0, 1)]
+            {
+                let skip = centre_index as u32;
+                let (c_then, c_now) = (listed[centre_index], moved[centre_index]);
+                let mut order: Vec<(f64, u32)> = (0..n as u32)
+                    .filter(|&j| j != skip)
+                    .map(|j| (listed[j as usize].distance_squared(c_then), j))
+                    .collect();
+                order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                let candidates: Vec<u32> = order.iter().map(|o| o.1).collect();
+                let then: Vec<f64> = order.iter().map(|o| o.0.sqrt()).collect();
+                // Each end moved up to `drift` (a hair more for rounding).
+                let slack = 2.0 * drift * (1.0 + 1e-9) + 1e-9;
+                let mut out = vec![(0.0, 0)];
+                nearest_among_sorted(
+                    SortedCandidates {
+                        candidates: &candidates,
+                        listed: &then,
+                        slack,
+                    },
+                    &moved,
+                    c_now,
+                    range,
+                    max,
+                    &mut out,
+                );
+                assert_eq!(out, brute(&moved, c_now, range, max, skip), "trial {trial}");
             }
         }
     }

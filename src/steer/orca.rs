@@ -17,7 +17,7 @@ use std::f64::consts::{PI, TAU};
 use glam::DVec2;
 
 use super::linear_program::{solve, HalfPlane};
-use crate::geometry::{cross, orient};
+use crate::geometry::{cross, orient, segment_distance};
 use crate::level::NavMesh;
 
 /// Two agents closer than this, metres, are coincident: the direction between them is not
@@ -441,6 +441,39 @@ impl ObstacleMap {
         }
         true
     }
+
+    /// Whether the straight segment `from → to` keeps more than `clearance` metres from every
+    /// obstacle edge (facing it or not): a disc of radius `clearance` can slide along it without
+    /// touching a wall, and, from a point on the navmesh, without leaving the mesh (a segment
+    /// crossing or touching a wall is never clear). Non-finite input or a negative clearance is
+    /// never clear. Free agents use it to skip a path corner
+    /// once the corner after it is in plain sight.
+    pub(crate) fn is_segment_clear(&self, from: DVec2, to: DVec2, clearance: f64) -> bool {
+        if !from.is_finite() || !to.is_finite() || !clearance.is_finite() || clearance < 0.0 {
+            return false;
+        }
+        if self.vertices.is_empty() {
+            return true;
+        }
+        let (c0, r0) = self.cell_of(from.min(to) - DVec2::splat(clearance));
+        let (c1, r1) = self.cell_of(from.max(to) + DVec2::splat(clearance));
+        let columns = self.columns as usize;
+        for r in r0..=r1 {
+            for c in c0..=c1 {
+                let cell = r as usize * columns + c as usize;
+                let items =
+                    &self.items[self.cell_start[cell] as usize..self.cell_start[cell + 1] as usize];
+                for &e in items {
+                    let v = &self.vertices[e as usize];
+                    let b = self.vertices[v.next as usize].point;
+                    if segment_distance(from, to, v.point, b) <= clearance {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
 }
 
 /// Squared distance from `p` to segment `a b` (RVO2's `distSqPointLineSegment`).
@@ -775,6 +808,26 @@ pub fn orca_velocity(
     dt: f64,
     scratch: &mut OrcaScratch,
 ) -> DVec2 {
+    orca_velocity_of(
+        agent,
+        neighbours.iter().copied(),
+        obstacles,
+        config,
+        dt,
+        scratch,
+    )
+}
+
+/// [`orca_velocity`] with the neighbours from an iterator (in order), so a caller holding them
+/// in its own arrays need not copy them into a slice first.
+pub(crate) fn orca_velocity_of(
+    agent: &OrcaAgent,
+    neighbours: impl Iterator<Item = OrcaNeighbour>,
+    obstacles: &ObstacleMap,
+    config: &OrcaConfig,
+    dt: f64,
+    scratch: &mut OrcaScratch,
+) -> DVec2 {
     scratch.lines.clear();
     let inv_tau_obstacle = 1.0 / config.obstacle_time_horizon.max(MIN_HORIZON);
     if !obstacles.vertices.is_empty() {
@@ -796,11 +849,9 @@ pub fn orca_velocity(
     } else {
         inv_tau
     };
-    scratch.lines.extend(
-        neighbours
-            .iter()
-            .map(|other| neighbour_line(agent, other, inv_tau, inv_dt)),
-    );
+    scratch
+        .lines
+        .extend(neighbours.map(|other| neighbour_line(agent, &other, inv_tau, inv_dt)));
     solve(
         &scratch.lines,
         scratch.obstacle_lines,
@@ -1064,6 +1115,26 @@ mod tests {
         assert!(out[0].1 < out[1].1);
         map.edges_near(DVec2::new(5.0, 2.0), 0.5, &mut out);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn segment_clearance_counts_every_wall_within_reach() {
+        let map = ObstacleMap::from_navmesh(room_with_pillar().navmesh());
+        let v = DVec2::new;
+        // Along the bottom of the room, 1 m above the wall and 3 m below the pillar.
+        assert!(map.is_segment_clear(v(1.5, 1.0), v(8.5, 1.0), 0.9));
+        assert!(!map.is_segment_clear(v(1.5, 1.0), v(8.5, 1.0), 1.1));
+        // Across the pillar: blocked whatever the clearance; past its side by 0.5 m.
+        assert!(!map.is_segment_clear(v(2.0, 5.0), v(8.0, 5.0), 0.0));
+        assert!(map.is_segment_clear(v(3.5, 2.0), v(3.5, 8.0), 0.4));
+        assert!(!map.is_segment_clear(v(3.5, 2.0), v(3.5, 8.0), 0.6));
+        // A long segment whose end points are far from the walls, over the pillar's corner.
+        assert!(!map.is_segment_clear(v(2.0, 2.0), v(8.0, 8.0), 0.1));
+        // Degenerate input.
+        assert!(!map.is_segment_clear(v(f64::NAN, 1.0), v(5.0, 1.0), 0.1));
+        assert!(!map.is_segment_clear(v(5.0, 1.0), v(5.0, 1.0), -1.0));
+        assert!(map.is_segment_clear(v(5.0, 2.0), v(5.0, 2.0), 1.9));
+        assert!(ObstacleMap::default().is_segment_clear(v(0.0, 0.0), v(100.0, 0.0), 5.0));
     }
 
     #[test]
