@@ -4,6 +4,7 @@
 use glam::DVec2;
 
 use super::funnel::{string_pull, Portal};
+use super::locate::ON_MESH_TOLERANCE;
 use super::navmesh::{NavMesh, PolygonId};
 use crate::geometry::{closest_on_segment, cross, segment_distance};
 
@@ -127,9 +128,20 @@ impl NavMesh {
         if self.island(start) != self.island(goal) {
             return Err(PathError::Unreachable { from, to });
         }
-        let corridor = self
+        let mut corridor = self
             .corridor(start, from, goal, to, radius)
             .ok_or(PathError::TooNarrow { from, to, radius })?;
+        // A start on a portal of the corridor (on an edge or a vertex the next polygons share)
+        // begins in the last of them, and a goal on one ends in the first: the funnel's first
+        // and last portals would otherwise pass through its apex, which it cannot pull taut.
+        while corridor.len() > 1 && self.polygon_contains(corridor[1], from, ON_MESH_TOLERANCE) {
+            corridor.remove(0);
+        }
+        while corridor.len() > 1
+            && self.polygon_contains(corridor[corridor.len() - 2], to, ON_MESH_TOLERANCE)
+        {
+            corridor.pop();
+        }
         let mut portals = Vec::with_capacity(corridor.len() + 1);
         portals.push(Portal::point(from));
         for pair in corridor.windows(2) {
