@@ -492,3 +492,69 @@ fn standing_agents_bend_at_most_twenty_four_a_frame() {
     assert_eq!(per_frame[0], 24, "{per_frame:?}");
     assert_eq!(bent.len(), waiters.len(), "{per_frame:?}");
 }
+
+/// A standing agent's start check looks only ahead of it, so it could start across the lane of
+/// an agent behind that has just started, which would then have to stop: a flip
+/// (doorway-crowd). It waits until that agent's order is older than the reversal hold.
+#[test]
+fn a_start_does_not_cut_across_an_agent_that_has_just_started() {
+    let mut world = world_on("open-field");
+    let behind = waiter(&mut world, v(8.0, 15.0), v(20.0, 15.0));
+    let crossing = waiter(&mut world, v(9.0, 16.1), v(13.0, 14.0));
+    world.begin_frame(1.0 / 30.0);
+    assert!(matches!(world.query(behind).unwrap(), Order::Start { .. }));
+    world
+        .set_motion(
+            behind,
+            Motion {
+                s: 0.0,
+                speed: 1.4,
+                phase: Phase::Starting { elapsed: 0.0 },
+            },
+        )
+        .unwrap();
+    let order = world.query(crossing).unwrap();
+    assert!(matches!(order, Order::Wait { .. }), "{order:?}");
+    assert_eq!(
+        world.agent(crossing).unwrap().waiting_on().map(|(k, _)| k),
+        Some(behind)
+    );
+}
+
+/// Back to the preferred speed only when that does not put the agent in the way of one behind
+/// it (which its own check, looking ahead, does not see): here speeding up would cross the
+/// lane of an agent walking behind just in front of it.
+#[test]
+fn a_speed_up_does_not_cut_across_an_agent_behind() {
+    let mut world = world_on("open-field");
+    let behind = world
+        .add_agent(AgentDesc {
+            position: v(8.0, 15.0),
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            behind,
+            Rail::from_points(&[v(8.0, 15.0), v(25.0, 15.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(behind, Motion::moving(0.0, 1.4)).unwrap();
+    let slow = world
+        .add_agent(AgentDesc {
+            position: v(9.0, 16.5),
+            ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            slow,
+            Rail::from_points(&[v(9.0, 16.5), v(18.0, 13.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(slow, Motion::moving(0.0, 0.8)).unwrap();
+    // Past the reversal hold of any earlier order.
+    world.begin_frame(1.0);
+    assert_eq!(world.query(behind).unwrap(), Order::Continue);
+    assert_eq!(world.query(slow).unwrap(), Order::Continue);
+}

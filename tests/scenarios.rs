@@ -4,12 +4,15 @@
 use serde_json::{json, Value};
 use sidestep::{Order, Scenario, Simulation, StopCause};
 
-/// Crowd scenarios of issue 4 that do not meet the whole bar yet: not every agent arrives, and
-/// some have order flips. They must still have no collisions and no off-mesh frames.
-///
-/// `arena-200` (issue 7, 200 agents from the MovingAI arena queries): no collisions and nothing
-/// off the mesh, but not every agent arrives in 120 s; see docs/PERFORMANCE.md, "Real levels".
-const NOT_YET_FINISHING: [&str; 4] = ["arena-200", "bottleneck", "circle-rail", "doorway-crowd"];
+/// Crowd scenarios of issue 4 that do not meet the whole bar yet: not every agent arrives
+/// (circle-rail: 19 of 20), and there are order flips. They must still have no collisions and
+/// no off-mesh frames.
+const NOT_YET_FINISHING: [&str; 1] = ["circle-rail"];
+
+/// Crowds where every agent arrives, but some orders still flip and the mean travel time ratio
+/// is above 1.5 (see their snapshots). `arena-200` is issue 7's: 200 agents from the MovingAI
+/// arena queries (docs/PERFORMANCE.md, "Real levels").
+const FLIPPING: [&str; 3] = ["arena-200", "bottleneck", "doorway-crowd"];
 
 /// Two-way streams through room for one lane and a half: every agent arrives, without flips,
 /// but the streams take turns, so the mean travel time ratio is above the 1.5 of the other
@@ -114,12 +117,15 @@ fn fixture_scenarios_meet_the_quality_bars() {
         }
         assert_eq!(m.collisions, 0, "{name}: collisions");
         if !NOT_YET_FINISHING.contains(&name.as_str()) {
-            assert_eq!(m.order_flips, 0, "{name}: order flips");
             assert_eq!(
                 m.reached, with_goals,
                 "{name}: every agent with a goal must reach it"
             );
-            if !TAKING_TURNS.contains(&name.as_str()) {
+            let flipping = FLIPPING.contains(&name.as_str());
+            if !flipping {
+                assert_eq!(m.order_flips, 0, "{name}: order flips");
+            }
+            if !flipping && !TAKING_TURNS.contains(&name.as_str()) {
                 assert!(
                     m.travel_time_ratio <= 1.5,
                     "{name}: mean travel time ratio {}",

@@ -553,7 +553,19 @@ fn decide(
         }) {
             let check =
                 Sweep::ahead(key, rail, plan_at(speed), 0.0).with(Hysteresis::resume(config));
-            if detect(world, &check, candidates, samples).is_none() {
+            if detect(world, &check, candidates, samples).is_none()
+                && (speed < motion.speed
+                    || forces_reaction_behind(
+                        world,
+                        key,
+                        rail,
+                        plan_at(speed),
+                        false,
+                        candidates,
+                        samples,
+                    )
+                    .is_none())
+            {
                 return Decision::new(Order::ChangeSpeed { speed });
             }
         }
@@ -605,9 +617,19 @@ fn decide_standing(
     );
     let blocker = match verdict {
         StartVerdict::Go => {
+            let plan = start_plan(desc, motion.s, desc.preferred_speed, 0.0);
+            if let Some((other, hold_left)) =
+                forces_reaction_behind(world, key, rail, plan, true, candidates, samples)
+            {
+                let mut decision = Decision::new(Order::Wait {
+                    clear_in: Some(hold_left),
+                });
+                decision.waiting_on = Some(other);
+                return decision;
+            }
             return Decision::new(Order::Start {
                 speed: desc.preferred_speed,
-            })
+            });
         }
         StartVerdict::Wait { clear_in, blocker } => {
             let mut decision = Decision::new(Order::Wait {
@@ -729,6 +751,76 @@ fn decide_standing(
     };
     outcome.searched_bend = true;
     outcome
+}
+
+/// An agent behind `key` (one whose detection sweep looks ahead at `key`; `key`'s own sweeps
+/// look only ahead of it) that moves, and whose sweep would meet `key` if `key` moved by `plan`
+/// on `rail` but does not meet it on its present motion: an order that would force that agent
+/// to react. With `fresh_only`, only agents whose start or speed change is younger than the
+/// reversal hold count (with how much of the hold is left, seconds): for them the reaction
+/// would reverse that order, a flip (doorway-crowd).
+fn forces_reaction_behind(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    plan: MotionPlan,
+    fresh_only: bool,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> Option<(AgentKey, f64)> {
+    let config = world.config();
+    let agent = &world.agents[key];
+    let position = agent.position();
+    let radius = agent.desc().radius;
+    let reach = world.max_speed * (config.horizon + config.reversal_hold + 2.0)
+        + agent.range
+        + world.max_radius
+        + radius
+        + 2.0 * config.margin;
+    candidates.clear();
+    world.grid.near(position, reach, candidates);
+    let mut found: Option<(AgentKey, f64)> = None;
+    for &i in candidates.iter() {
+        let other_key = world.dense[i as usize];
+        let other = &world.agents[other_key];
+        let age = world.time - other.last_order_time;
+        let fresh = matches!(other.last_order, OrderKind::Start | OrderKind::ChangeSpeed)
+            && age < config.reversal_hold;
+        if other_key == key
+            || (fresh_only && !fresh)
+            || !other.plan.moves()
+            || found.is_some_and(|(k, _)| k <= other_key)
+        {
+            continue;
+        }
+        // Its sweep looks ahead of it only.
+        if (position - other.position()).dot(other.direction()) <= 0.0 {
+            continue;
+        }
+        let other_plan = other.plan;
+        let mut duration = other_plan.still + other_plan.transition_time + config.horizon;
+        if other_plan.speed > 0.0 {
+            duration += other.desc().stop_distance(other_plan.speed) / other_plan.speed;
+        }
+        sample_agent(
+            &mut other.trajectory(),
+            other.desc().radius,
+            duration,
+            samples,
+        );
+        let radii = radius + other.desc().radius + 2.0 * config.margin;
+        let mut moved = Trajectory::on_rail_at(rail, plan, position);
+        if sweep_pair(samples, &mut moved, radii, f64::INFINITY).is_none() {
+            continue;
+        }
+        let mut now = agent.trajectory();
+        if sweep_pair(samples, &mut now, radii, f64::INFINITY).is_some() {
+            // It meets this agent already: its reaction is not this order's doing.
+            continue;
+        }
+        found = Some((other_key, (config.reversal_hold - age).max(0.0)));
+    }
+    found
 }
 
 /// The agent's speeds that pass `keep`, closest to the preferred speed first (slower first on
