@@ -558,3 +558,25 @@ fn a_speed_up_does_not_cut_across_an_agent_behind() {
     assert_eq!(world.query(behind).unwrap(), Order::Continue);
     assert_eq!(world.query(slow).unwrap(), Order::Continue);
 }
+
+/// The sweep looks only ahead of the agent, but a rail that curves round can run into an agent
+/// that was behind its first direction (arena-200, starts jittered by a centimetre: a standing
+/// agent's bend to the left started it toward an agent just behind its old heading, and they
+/// touched). The front test also looks ahead of the points where the swept path has turned.
+#[test]
+fn a_start_on_a_rail_curving_back_sees_the_agent_behind_its_first_direction() {
+    let mut world = world_on("open-field");
+    let from = v(10.0, 15.0);
+    let key = waiter(&mut world, from, v(14.0, 15.0));
+    let behind = stander(&mut world, v(9.6, 16.5));
+    assert!((v(9.6, 16.5) - from).dot(DVec2::X) < 0.0);
+    let curving = Rail::new(vec![
+        RailSegment::quad(from, v(11.0, 15.0), v(10.0, 16.2)),
+        RailSegment::line(v(10.0, 16.2), v(8.0, 18.6)),
+    ])
+    .unwrap();
+    match world.collision_free_start(key, &curving).unwrap() {
+        StartVerdict::Blocked { blocker } => assert_eq!(blocker, behind),
+        other => panic!("expected the start to be blocked, got {other:?}"),
+    }
+}

@@ -949,6 +949,52 @@ pub(crate) fn start_verdict(
     }
 }
 
+/// Most turning points [`path_turns`] keeps.
+const MAX_TURNS: usize = 8;
+
+/// Least change of direction along a swept path for [`path_turns`] to keep a point, degrees.
+const TURN_DEGREES: f64 = 10.0;
+
+/// Points of a swept path where its direction has turned by more than [`TURN_DEGREES`] from the
+/// last one kept (starting from the first direction), with the direction there: at most
+/// [`MAX_TURNS`], on the stack (sweeps run every frame and allocate nothing).
+struct PathTurns {
+    points: [(DVec2, DVec2); MAX_TURNS],
+    count: usize,
+}
+
+impl PathTurns {
+    /// Whether `p` is behind (or abreast of) every kept point, looking along its direction.
+    fn all_behind(&self, p: DVec2) -> bool {
+        self.points[..self.count]
+            .iter()
+            .all(|&(at, direction)| (p - at).dot(direction) <= 0.0)
+    }
+}
+
+fn path_turns(samples: &[SweepSample], first_direction: DVec2) -> PathTurns {
+    let mut turns = PathTurns {
+        points: [(DVec2::ZERO, DVec2::ZERO); MAX_TURNS],
+        count: 0,
+    };
+    let cos_turn = TURN_DEGREES.to_radians().cos();
+    let mut last = first_direction;
+    for pair in samples.windows(2) {
+        let Some(direction) = (pair[1].position - pair[0].position).try_normalize() else {
+            continue;
+        };
+        if direction.dot(last) < cos_turn {
+            turns.points[turns.count] = (pair[0].position, direction);
+            turns.count += 1;
+            last = direction;
+            if turns.count == MAX_TURNS {
+                break;
+            }
+        }
+    }
+    turns
+}
+
 /// The sweep of chapter 22.3 against every candidate collider: the earliest collision.
 ///
 /// Duration: the plan's standing and transition parts, then the stopping time plus the horizon
@@ -992,6 +1038,11 @@ pub(crate) fn detect_fresh(
     let mut trajectory = Trajectory::on_rail_at(sweep.rail, plan, origin.position);
     let range = (plan.s_at(duration) - plan.s).max(0.0);
     sample_agent(&mut trajectory, desc.radius, duration, samples);
+    // Where the swept path has turned from its first direction (a bend curving round), the
+    // front test also looks ahead of those points: an agent behind at first can be in front of
+    // a curve that turns toward it (arena-200: a standing agent's bend to the left started it
+    // toward an agent just behind its old heading, and they touched).
+    let turns = path_turns(samples, origin.tangent);
     let grow = 1.0 + sweep.inflation;
     // Any collider that can meet the agent during the sweep starts within this distance.
     let reach =
@@ -1007,7 +1058,7 @@ pub(crate) fn detect_fresh(
         }
         let other = &world.agents[other_key];
         let to = other.position() - origin.position;
-        if sweep.front_only && to.dot(origin.tangent) <= 0.0 {
+        if sweep.front_only && to.dot(origin.tangent) <= 0.0 && turns.all_behind(other.position()) {
             continue;
         }
         // The hysteresis inflation guards against a moving collider's prediction changing; an
