@@ -6,6 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
+use common::VisibilityGraph;
+
 use sidestep::{
     import_menge, import_movingai, import_polyanya, DVec2, ImportError, Level, MeshImportOptions,
     MovingAiImport, MovingAiOptions, PathOptions, Scenario, TripOptions,
@@ -175,52 +179,9 @@ fn arena_paths_are_the_any_angle_optimum() {
     let import = arena();
     for level in [&import.level, &arena_mesh()] {
         let mesh = level.navmesh();
-        let corners: Vec<DVec2> = (0..mesh.vertices().len() as u32)
-            .filter(|&v| mesh.is_wall_vertex(v))
-            .map(|v| mesh.vertices()[v as usize])
-            .collect();
-        let n = corners.len();
-        let mut sees = vec![false; n * n];
-        for i in 0..n {
-            for j in i + 1..n {
-                let visible = mesh.is_reachable(corners[i], corners[j]);
-                sees[i * n + j] = visible;
-                sees[j * n + i] = visible;
-            }
-        }
+        let graph = VisibilityGraph::new(mesh);
         for q in &import.queries {
-            // Nodes 0..n are the corners, n the start, n + 1 the goal.
-            let at = |k: usize| match k {
-                k if k < n => corners[k],
-                k if k == n => q.start,
-                _ => q.goal,
-            };
-            let visible = |a: usize, b: usize| {
-                if a < n && b < n {
-                    sees[a * n + b]
-                } else {
-                    mesh.is_reachable(at(a), at(b))
-                }
-            };
-            let mut dist = vec![f64::INFINITY; n + 2];
-            let mut done = vec![false; n + 2];
-            dist[n] = 0.0;
-            let optimum = loop {
-                let u = (0..n + 2)
-                    .filter(|&k| !done[k] && dist[k].is_finite())
-                    .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
-                    .expect("the goal is reachable");
-                if u == n + 1 {
-                    break dist[u];
-                }
-                done[u] = true;
-                for w in 0..n + 2 {
-                    let d = dist[u] + at(u).distance(at(w));
-                    if !done[w] && d < dist[w] && visible(u, w) {
-                        dist[w] = d;
-                    }
-                }
-            };
+            let optimum = graph.shortest(mesh, q.start, q.goal);
             let ours = mesh
                 .find_path(q.start, q.goal, &PathOptions::default())
                 .unwrap_or_else(|e| panic!("line {}: {e}", q.line))

@@ -1,5 +1,7 @@
 //! Navmesh queries on the fixture levels: loading, point location, rays, walls, clamping, paths.
 
+mod common;
+
 use sidestep::{DVec2, Level, LevelFile, PathError, PathOptions, Turn};
 
 fn level(name: &str) -> Level {
@@ -319,15 +321,8 @@ fn segment_clearance_is_exact_at_a_corner() {
 fn segment_clearance_agrees_with_dense_sampling() {
     let plaza = level("plaza");
     let mesh = plaza.navmesh();
-    let mut state = 11u64;
-    let mut unit = || {
-        // SplitMix64.
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = common::SplitMix(11);
+    let mut unit = || rng.unit();
     let (lo, hi) = mesh.bounds();
     let mut checked = 0;
     while checked < 300 {

@@ -4,11 +4,22 @@
 
 mod common;
 
-use common::{level, point_with_clearance, SplitMix, FIXTURE_LEVELS};
+use common::{level, point_with_clearance, SplitMix, VisibilityGraph, FIXTURE_LEVELS};
 use proptest::prelude::*;
 use sidestep::{Level, PathOptions};
 
 const RADIUS: f64 = 0.4;
+
+/// Each fixture level's visibility-graph oracle, built once.
+fn graphs() -> &'static [VisibilityGraph] {
+    static GRAPHS: std::sync::OnceLock<Vec<VisibilityGraph>> = std::sync::OnceLock::new();
+    GRAPHS.get_or_init(|| {
+        levels()
+            .iter()
+            .map(|l| VisibilityGraph::new(l.navmesh()))
+            .collect()
+    })
+}
 
 fn levels() -> &'static [Level] {
     static LEVELS: std::sync::OnceLock<Vec<Level>> = std::sync::OnceLock::new();
@@ -51,7 +62,7 @@ proptest! {
         let from = point_with_clearance(level, &mut rng, 0.05);
         let to = point_with_clearance(level, &mut rng, 0.05);
         let ours = mesh.find_path(from, to, &PathOptions::default()).unwrap().length();
-        let oracle = visibility_graph_length(level, from, to);
+        let oracle = graphs()[index].shortest(mesh, from, to);
         prop_assert!((ours - oracle).abs() < 1e-6, "{}: {from} -> {to}: ours {ours}, oracle {oracle}", level.name());
     }
 
@@ -84,39 +95,6 @@ proptest! {
     #[test]
     fn our_paths_are_never_longer_than_the_navmesh_crates(index in 0..FIXTURE_LEVELS.len(), seed in any::<u64>()) {
         compare_with_navmesh_crate(index, seed, 0.0)?;
-    }
-}
-
-/// The shortest path length from `from` to `to` at radius 0: Dijkstra over start, goal and the
-/// wall vertices, joined where the segment between them stays on the mesh.
-fn visibility_graph_length(level: &Level, from: sidestep::DVec2, to: sidestep::DVec2) -> f64 {
-    let mesh = level.navmesh();
-    let mut nodes = vec![from, to];
-    nodes.extend(
-        (0..mesh.vertices().len() as u32)
-            .filter(|&v| mesh.is_wall_vertex(v))
-            .map(|v| mesh.vertices()[v as usize]),
-    );
-    let mut dist = vec![f64::INFINITY; nodes.len()];
-    let mut done = vec![false; nodes.len()];
-    dist[0] = 0.0;
-    loop {
-        let Some(u) = (0..nodes.len())
-            .filter(|&i| !done[i] && dist[i].is_finite())
-            .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
-        else {
-            return f64::INFINITY;
-        };
-        if u == 1 {
-            return dist[1];
-        }
-        done[u] = true;
-        for w in 0..nodes.len() {
-            let d = dist[u] + nodes[u].distance(nodes[w]);
-            if !done[w] && d < dist[w] && mesh.is_reachable(nodes[u], nodes[w]) {
-                dist[w] = d;
-            }
-        }
     }
 }
 

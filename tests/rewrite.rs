@@ -527,19 +527,7 @@ fn a_start_does_not_cut_across_an_agent_that_has_just_started() {
 #[test]
 fn a_speed_up_does_not_cut_across_an_agent_behind() {
     let mut world = world_on("open-field");
-    let behind = world
-        .add_agent(AgentDesc {
-            position: v(8.0, 15.0),
-            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-        })
-        .unwrap();
-    world
-        .set_rail(
-            behind,
-            Rail::from_points(&[v(8.0, 15.0), v(25.0, 15.0)]).unwrap(),
-        )
-        .unwrap();
-    world.set_motion(behind, Motion::moving(0.0, 1.4)).unwrap();
+    let behind = walker(&mut world, v(8.0, 15.0), v(25.0, 15.0));
     let slow = world
         .add_agent(AgentDesc {
             position: v(9.0, 16.5),

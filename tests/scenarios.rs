@@ -1,6 +1,8 @@
 //! The fixture scenarios end to end: quality bars (DESIGN §7, issue 3), insta snapshots of their
 //! metrics and order logs, and determinism.
 
+mod common;
+
 use serde_json::{json, Value};
 use sidestep::{Order, Scenario, Simulation, StopCause};
 
@@ -201,16 +203,9 @@ fn jittered_crowds_never_collide() {
         let text = std::fs::read_to_string(&path).unwrap();
         for seed in 1..=3u64 {
             let mut file: Value = serde_json::from_str(&text).unwrap();
-            let mut state = seed;
-            let mut jitter = || {
-                // SplitMix64, mapped to [-0.01, 0.01) metres.
-                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                let unit = ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64;
-                0.02 * unit - 0.01
-            };
+            let mut rng = common::SplitMix(seed);
+            // Up to a centimetre either way.
+            let mut jitter = || 0.02 * rng.unit() - 0.01;
             for agent in file["agents"].as_array_mut().unwrap() {
                 let start = agent["start"].as_array_mut().unwrap();
                 for c in start.iter_mut() {

@@ -271,32 +271,7 @@ impl NavMesh {
             }
             let Some((_, i, v, q)) = worst else { return };
             let (a, b) = (corners[i].position, corners[i + 1].position);
-            let vp = self.vertices[v as usize];
-            let turn = if cross(b - a, vp - a) > 0.0 {
-                Turn::Left
-            } else {
-                Turn::Right
-            };
-            let away = (q - vp).try_normalize().unwrap_or_else(|| {
-                let n = (b - a).normalize_or_zero();
-                if turn == Turn::Left {
-                    DVec2::new(n.y, -n.x)
-                } else {
-                    DVec2::new(-n.y, n.x)
-                }
-            });
-            corners.insert(
-                i + 1,
-                PathCorner {
-                    turn: Some(turn),
-                    position: vp + away * radius,
-                    around: Some(CornerVertex {
-                        index: v,
-                        position: vp,
-                        turn,
-                    }),
-                },
-            );
+            corners.insert(i + 1, self.wrapping_corner(v, q, a, b, radius));
         }
     }
 
@@ -347,6 +322,12 @@ impl NavMesh {
             }
         }
         let (_, v, q, a, b) = worst?;
+        Some(self.wrapping_corner(v, q, a, b, radius))
+    }
+
+    /// The corner wrapping wall vertex `v`, which segment `a → b` passes too close at `q`: placed
+    /// `radius` from the vertex towards the segment, turning the way the vertex lies.
+    fn wrapping_corner(&self, v: u32, q: DVec2, a: DVec2, b: DVec2, radius: f64) -> PathCorner {
         let vp = self.vertices[v as usize];
         let turn = if cross(b - a, vp - a) > 0.0 {
             Turn::Left
@@ -361,7 +342,7 @@ impl NavMesh {
                 DVec2::new(-n.y, n.x)
             }
         });
-        Some(PathCorner {
+        PathCorner {
             position: vp + away * radius,
             around: Some(CornerVertex {
                 index: v,
@@ -369,7 +350,7 @@ impl NavMesh {
                 turn,
             }),
             turn: Some(turn),
-        })
+        }
     }
 
     /// Insert `corner` into `path` between the two corners whose segment passes nearest to it.

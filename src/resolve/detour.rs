@@ -15,10 +15,12 @@ use std::collections::BinaryHeap;
 
 use glam::DVec2;
 
-use super::order::StartVerdict;
+use std::sync::Arc;
+
+use super::order::{Order, Reroute, RerouteReason, StartVerdict};
 use super::rewrite::stays_on_mesh;
-use super::trivial::{start_verdict, Hysteresis};
-use crate::detect::SweepSample;
+use super::trivial::{start_verdict, Decision, Hysteresis};
+use crate::detect::{Collision, SweepSample};
 use crate::rail::{Rail, RailError, RailSegment};
 use crate::world::{AgentKey, World};
 
@@ -47,6 +49,26 @@ pub(super) struct Detour {
     pub rail: Rail,
     /// Where it rejoins the old rail (or the goal).
     pub rejoin: DVec2,
+}
+
+impl Detour {
+    /// The decision taking this detour around `collision`'s agent (it counts against the
+    /// frame's detour budget).
+    pub(super) fn into_decision(self, collision: Collision) -> Decision {
+        let mut decision = Decision::with_collision(
+            Order::Reroute {
+                rail: Arc::new(self.rail),
+                reroute: Reroute {
+                    reason: RerouteReason::Detour,
+                    via: self.rejoin,
+                    side: None,
+                },
+            },
+            collision,
+        );
+        decision.searched_detour = true;
+        decision
+    }
 }
 
 /// The local grid: which cells are free.

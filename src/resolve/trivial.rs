@@ -472,19 +472,7 @@ fn decide(
             && world.detour_searches < DETOUR_SEARCHES_PER_FRAME;
         if searched_detour {
             if let Some(found) = world.checked_detour(key, candidates, samples) {
-                let mut detour = Decision::with_collision(
-                    Order::Reroute {
-                        rail: Arc::new(found.rail),
-                        reroute: Reroute {
-                            reason: RerouteReason::Detour,
-                            via: found.rejoin,
-                            side: None,
-                        },
-                    },
-                    collision,
-                );
-                detour.searched_detour = true;
-                return detour;
+                return found.into_decision(collision);
             }
         }
         if !(waiting_helps && stop_is_clear) {
@@ -721,19 +709,7 @@ fn decide_standing(
             if !collider.wants_to_move() && world.detour_searches < DETOUR_SEARCHES_PER_FRAME {
                 decision.searched_detour = true;
                 if let Some(found) = world.checked_detour(key, candidates, samples) {
-                    let mut detour = Decision::with_collision(
-                        Order::Reroute {
-                            rail: Arc::new(found.rail),
-                            reroute: Reroute {
-                                reason: RerouteReason::Detour,
-                                via: found.rejoin,
-                                side: None,
-                            },
-                        },
-                        collision,
-                    );
-                    detour.searched_detour = true;
-                    return detour;
+                    return found.into_decision(collision);
                 }
             }
             // Nothing gets past an agent with nowhere to go that it has waited on for the

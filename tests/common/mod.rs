@@ -72,3 +72,70 @@ pub fn stander(world: &mut World, at: DVec2) -> AgentKey {
         })
         .unwrap()
 }
+
+/// The exact shortest-path oracle at radius 0: the shortest path bends only at wall vertices,
+/// so Dijkstra over the visibility graph of the wall vertices (plus start and goal) gives its
+/// length. The corners' mutual visibility is computed once per mesh.
+pub struct VisibilityGraph {
+    corners: Vec<DVec2>,
+    sees: Vec<bool>,
+}
+
+impl VisibilityGraph {
+    pub fn new(mesh: &sidestep::NavMesh) -> VisibilityGraph {
+        let corners: Vec<DVec2> = (0..mesh.vertices().len() as u32)
+            .filter(|&v| mesh.is_wall_vertex(v))
+            .map(|v| mesh.vertices()[v as usize])
+            .collect();
+        let n = corners.len();
+        let mut sees = vec![false; n * n];
+        for i in 0..n {
+            for j in i + 1..n {
+                let visible = mesh.is_reachable(corners[i], corners[j]);
+                sees[i * n + j] = visible;
+                sees[j * n + i] = visible;
+            }
+        }
+        VisibilityGraph { corners, sees }
+    }
+
+    /// The length of the shortest path from `from` to `to` on `mesh` (the graph's mesh), or
+    /// infinity when there is none.
+    pub fn shortest(&self, mesh: &sidestep::NavMesh, from: DVec2, to: DVec2) -> f64 {
+        let n = self.corners.len();
+        // Nodes 0..n are the corners, n the start, n + 1 the goal.
+        let at = |k: usize| match k {
+            k if k < n => self.corners[k],
+            k if k == n => from,
+            _ => to,
+        };
+        let visible = |a: usize, b: usize| {
+            if a < n && b < n {
+                self.sees[a * n + b]
+            } else {
+                mesh.is_reachable(at(a), at(b))
+            }
+        };
+        let mut dist = vec![f64::INFINITY; n + 2];
+        let mut done = vec![false; n + 2];
+        dist[n] = 0.0;
+        loop {
+            let Some(u) = (0..n + 2)
+                .filter(|&k| !done[k] && dist[k].is_finite())
+                .min_by(|&a, &b| dist[a].total_cmp(&dist[b]))
+            else {
+                return f64::INFINITY;
+            };
+            if u == n + 1 {
+                return dist[u];
+            }
+            done[u] = true;
+            for w in 0..n + 2 {
+                let d = dist[u] + at(u).distance(at(w));
+                if !done[w] && d < dist[w] && visible(u, w) {
+                    dist[w] = d;
+                }
+            }
+        }
+    }
+}
