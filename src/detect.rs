@@ -5,7 +5,7 @@ mod sweep;
 mod trajectory;
 
 pub(crate) use moving_sphere::{first_contact, Contact};
-pub(crate) use sweep::{sample_agent, sweep_pair, PairContact, SweepSample};
+pub(crate) use sweep::{sample_agent, sweep_pair, PairContact, SweepBound, SweepSample};
 pub(crate) use trajectory::{MotionPlan, Trajectory};
 
 use glam::DVec2;

@@ -76,6 +76,40 @@ pub struct Agent {
     pub(crate) destination_checked: bool,
     /// The steering state of a free agent ([`Locomotion::Orca`] or [`Locomotion::Ttc`]).
     pub(crate) free: Option<crate::steer::FreeState>,
+    /// Its index in the world's dense arrays (`World::dense`, `World::hot`) since the last
+    /// rebuild of the broad phase.
+    pub(crate) slot: u32,
+}
+
+/// What a sweep's broad phase reads of each candidate, kept in a flat array in key order
+/// beside the grid: the candidate loop of a sweep looks at ~200 agents (city, 10,000 agents)
+/// and keeps a handful, and reading these from the slot map's large `Agent` records was a
+/// third of the frame (`perf`, docs/PERFORMANCE.md). Written by `World::refresh`, so it always
+/// equals the agent's own fields.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct HotAgent {
+    /// Where it is, metres.
+    pub position: DVec2,
+    /// Its collision radius, metres.
+    pub radius: f64,
+    /// Its detection range, metres (`Agent::range`).
+    pub range: f64,
+    /// The fastest speed of its plan, m/s (`MotionPlan::max_speed`).
+    pub max_speed: f64,
+    /// It moves or wants to: its prediction may change (the hysteresis inflates against it).
+    pub may_move: bool,
+}
+
+impl HotAgent {
+    fn of(agent: &Agent) -> HotAgent {
+        HotAgent {
+            position: agent.position,
+            radius: agent.desc.radius,
+            range: agent.range,
+            max_speed: agent.plan.max_speed(),
+            may_move: agent.plan.moves() || agent.wants_to_move(),
+        }
+    }
 }
 
 impl Agent {
@@ -177,6 +211,8 @@ pub struct World {
     pub(crate) agents: SlotMap<AgentKey, Agent>,
     /// Agents in key order; grid indices point into it. Rebuilt with the grid.
     pub(crate) dense: Vec<AgentKey>,
+    /// The broad phase's view of the agents of `dense`, index for index.
+    pub(crate) hot: Vec<HotAgent>,
     pub(crate) grid: AgentGrid,
     pub(crate) grid_dirty: bool,
     /// Largest `range + radius` of any agent this frame (grows when orders speed agents up).
@@ -213,6 +249,7 @@ impl World {
             config,
             agents: SlotMap::with_key(),
             dense: Vec::new(),
+            hot: Vec::new(),
             grid: AgentGrid::default(),
             grid_dirty: true,
             max_reach: 0.0,
@@ -303,6 +340,7 @@ impl World {
             rail_serial: 0,
             destination_checked: true,
             free: locomotion.is_free().then(crate::steer::FreeState::default),
+            slot: u32::MAX,
         });
         if locomotion.is_free() {
             self.ensure_obstacles();
@@ -515,6 +553,9 @@ impl World {
             }
         }
         let reach = agent.range + agent.desc.radius;
+        if !self.grid_dirty {
+            self.hot[agent.slot as usize] = HotAgent::of(agent);
+        }
         self.max_reach = self.max_reach.max(reach);
         self.max_speed = self.max_speed.max(agent.plan.max_speed());
         self.max_radius = self.max_radius.max(agent.desc.radius);
@@ -534,7 +575,12 @@ impl World {
             return;
         }
         self.dense.clear();
-        self.dense.extend(self.agents.keys());
+        self.hot.clear();
+        for (slot, (key, agent)) in self.agents.iter_mut().enumerate() {
+            agent.slot = slot as u32;
+            self.dense.push(key);
+            self.hot.push(HotAgent::of(agent));
+        }
         self.max_reach = self
             .agents
             .values()
@@ -556,8 +602,7 @@ impl World {
             self.max_reach.clamp(2.0, 50.0)
         };
         let (lo, hi) = self.level.navmesh().bounds();
-        let agents = &self.agents;
-        let positions = self.dense.iter().map(|&k| agents[k].position);
+        let positions = self.hot.iter().map(|h| h.position);
         self.grid.rebuild(lo, hi, cell, positions);
         self.grid_dirty = false;
     }

@@ -10,7 +10,9 @@ use super::detour::DETOUR_SEARCHES_PER_FRAME;
 use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopCause};
 use super::rewrite::BendRequest;
 use crate::debug::{DebugSink, NoDebug};
-use crate::detect::{sample_agent, sweep_pair, Collision, MotionPlan, SweepSample, Trajectory};
+use crate::detect::{
+    sample_agent, sweep_pair, Collision, MotionPlan, SweepBound, SweepSample, Trajectory,
+};
 use crate::geometry::left_normal;
 use crate::rail::Rail;
 use crate::world::{
@@ -1019,6 +1021,7 @@ pub(crate) fn detect_fresh(
     // a curve that turns toward it (arena-200: a standing agent's bend to the left started it
     // toward an agent just behind its old heading, and they touched).
     let turns = path_turns(samples, origin.tangent);
+    let bound = SweepBound::of(samples);
     let grow = 1.0 + sweep.inflation;
     // Any collider that can meet the agent during the sweep starts within this distance.
     let reach =
@@ -1032,28 +1035,31 @@ pub(crate) fn detect_fresh(
         if other_key == sweep.key || sweep.only.is_some_and(|only| only != other_key) {
             continue;
         }
-        let other = &world.agents[other_key];
-        let to = other.position() - origin.position;
-        if sweep.front_only && to.dot(origin.tangent) <= 0.0 && turns.all_behind(other.position()) {
+        // The tests up to the pair sweep read the flat copy (`World::hot`): most candidates
+        // stop here, and the agent records stay out of the cache.
+        let hot = &world.hot[i as usize];
+        let to = hot.position - origin.position;
+        if sweep.front_only && to.dot(origin.tangent) <= 0.0 && turns.all_behind(hot.position) {
             continue;
         }
         // The hysteresis inflation guards against a moving collider's prediction changing; an
         // agent with nowhere to go has none to change, and the inflation alone would keep an
         // agent from passing it where the mesh leaves just the room (a corridor's width).
-        let inflated = if other.plan.moves() || other.wants_to_move() {
-            grow
-        } else {
-            1.0
-        };
-        let radii = (desc.radius + other.desc().radius + 2.0 * config.margin) * inflated;
+        let inflated = if hot.may_move { grow } else { 1.0 };
+        let radii = (desc.radius + hot.radius + 2.0 * config.margin) * inflated;
         // The chapter's detection-range discs, the collider's grown to what it can travel in
         // the sweep's duration (which may exceed its own horizon, e.g. a start transition's).
-        let other_travel = other.range.max(other.plan.max_speed() * duration);
+        let other_travel = hot.range.max(hot.max_speed * duration);
         if to.length() > range + other_travel + radii {
             continue;
         }
-        let mut collider = other.trajectory();
         let cutoff = best.as_ref().map_or(f64::INFINITY, |(c, _)| c.time);
+        // Most of the agents left cannot reach the swept path in time; the bound says so
+        // without placing them on their rails (exact: it drops no contact).
+        if !bound.may_touch(samples, hot.position, radii, hot.max_speed, cutoff) {
+            continue;
+        }
+        let mut collider = world.agents[other_key].trajectory();
         if let Some(contact) = sweep_pair(samples, &mut collider, radii, cutoff) {
             if contact.time < cutoff {
                 best = Some((contact, other_key));
