@@ -363,25 +363,18 @@ fn a_speed_up_is_not_made_into_a_collision_just_past_the_horizon() {
 /// The start check's hysteresis grows the radii against agents whose predicted motion may
 /// change; an agent with nowhere to go has none, so a rail that passes it with the plain
 /// clearance (here 0.95 m between centres, inside the grown 0.9 × 1.2 = 1.08 m) may start.
+/// An agent walking by at that distance keeps the inflation: the start does not go.
 #[test]
 fn the_start_check_does_not_inflate_against_an_agent_with_nowhere_to_go() {
     let mut world = world_on("open-field");
     let key = waiter(&mut world, v(5.0, 15.0), v(20.0, 15.0));
     stander(&mut world, v(8.0, 15.95));
     assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
-    // The same agent beside the rail but with a rail of its own (it may start any moment)
-    // keeps the inflation: the start waits.
     let mut world = world_on("open-field");
     let key = waiter(&mut world, v(5.0, 15.0), v(20.0, 15.0));
-    let other = stander(&mut world, v(8.0, 15.95));
-    world
-        .set_rail(
-            other,
-            Rail::from_points(&[v(8.0, 15.95), v(8.0, 25.0)]).unwrap(),
-        )
-        .unwrap();
-    world.set_motion(other, Motion::standing(0.0)).unwrap();
-    assert!(!matches!(world.query(key).unwrap(), Order::Start { .. }));
+    walker(&mut world, v(12.0, 15.95), v(0.0, 15.95));
+    let order = world.query(key).unwrap();
+    assert!(!matches!(order, Order::Start { .. }), "{order:?}");
 }
 
 /// A row of agents standing with nowhere to go, shoulder to shoulder across the way: no bend
@@ -391,7 +384,8 @@ fn the_start_check_does_not_inflate_against_an_agent_with_nowhere_to_go() {
 fn a_row_of_standers_is_passed_by_a_detour_around_its_end() {
     let mut world = world_on("open-field");
     let key = waiter(&mut world, v(5.0, 15.0), v(16.0, 15.0));
-    let row: Vec<DVec2> = (0..13).map(|k| v(9.0, 9.9 + 0.85 * k as f64)).collect();
+    // 2 m ahead: too close to walk up to it first (see `far_standing_blocker`).
+    let row: Vec<DVec2> = (0..13).map(|k| v(7.0, 9.9 + 0.85 * k as f64)).collect();
     for &p in &row {
         stander(&mut world, p);
     }
@@ -413,10 +407,11 @@ fn a_row_of_standers_is_passed_by_a_detour_around_its_end() {
 }
 
 /// An agent with nowhere to go just past the detection horizon blocks a start (the start check
-/// sweeps the reversal hold further) but not the plain sweep: the standing agent bends around
-/// it rather than waiting for it to clear, which it never would.
+/// sweeps the reversal hold further) but not the plain sweep: the standing agent does not wait
+/// for it to clear, which it never would. It is far enough to walk toward (the start goes;
+/// the agent bends around it on the way, as a moving agent does around a stander).
 #[test]
-fn a_stander_just_past_the_horizon_is_bent_around_not_waited_for() {
+fn a_stander_just_past_the_horizon_is_not_waited_for() {
     let world_with_stander_at = |x: f64| {
         let mut world = world_on("open-field");
         let key = waiter(&mut world, v(5.0, 15.0), v(25.0, 15.0));
@@ -434,8 +429,23 @@ fn a_stander_just_past_the_horizon_is_bent_around_not_waited_for() {
         .unwrap();
     let (mut world, key) = world_with_stander_at(x + 0.1);
     let order = world.query(key).unwrap();
-    let (_, reroute) = reroute_of(&order);
-    assert_eq!(reroute.reason, RerouteReason::Avoid);
+    assert!(matches!(order, Order::Start { .. }), "{order:?}");
+    // Walking on, it bends around the stander before reaching it.
+    let mut s = 0.0;
+    let mut rerouted = false;
+    for _ in 0..150 {
+        world.begin_frame(1.0 / 30.0);
+        s += 1.4 / 30.0;
+        if world.set_motion(key, Motion::moving(s, 1.4)).is_err() {
+            break;
+        }
+        if let Order::Reroute { reroute, .. } = world.query(key).unwrap() {
+            assert_eq!(reroute.reason, RerouteReason::Avoid);
+            rerouted = true;
+            break;
+        }
+    }
+    assert!(rerouted, "no bend around the stander");
 }
 
 /// An agent that comes to stand on another's goal after that rail was checked (here: added
@@ -567,4 +577,72 @@ fn a_start_on_a_rail_curving_back_sees_the_agent_behind_its_first_direction() {
         StartVerdict::Blocked { blocker } => assert_eq!(blocker, behind),
         other => panic!("expected the start to be blocked, got {other:?}"),
     }
+}
+
+/// A standing agent whose start meets only an agent standing far enough ahead (it can start,
+/// walk out the reversal hold and still stop short of it) starts; one standing close ahead
+/// about to go its way, or an agent walking across the start, keeps it waiting. Waiting for everyone standing on the
+/// first metres of the rail kept crowds placed at once waiting on each other for good.
+#[test]
+fn a_start_goes_toward_an_agent_standing_far_ahead_but_not_a_close_one_or_a_walker() {
+    // 4 m ahead: met after about 2.6 s, within the start check's sweep.
+    let mut world = world_on("open-field");
+    let key = waiter(&mut world, v(5.0, 15.0), v(25.0, 15.0));
+    let far = waiter(&mut world, v(9.0, 15.0), v(9.0, 25.0));
+    let rail = world.agent(key).unwrap().rail().unwrap().clone();
+    assert!(
+        world.collision_free_start(key, &rail).unwrap() != StartVerdict::Go,
+        "the start check itself is blocked"
+    );
+    let order = world.query(key).unwrap();
+    assert!(matches!(order, Order::Start { .. }), "{order:?}");
+    let _ = far;
+
+    // 2.5 m ahead, about to go the same way: met after about 1.6 s, too soon to walk out the
+    // hold and stop; it waits for it (a queue).
+    let mut world = world_on("open-field");
+    let key = waiter(&mut world, v(5.0, 15.0), v(25.0, 15.0));
+    let close = waiter(&mut world, v(7.5, 15.0), v(27.0, 15.0));
+    let order = world.query(key).unwrap();
+    assert!(matches!(order, Order::Wait { .. }), "{order:?}");
+    assert_eq!(
+        world.agent(key).unwrap().waiting_on().map(|(k, _)| k),
+        Some(close)
+    );
+
+    // Far ahead again, but an agent walks across the start: it waits.
+    let mut world = world_on("open-field");
+    let key = waiter(&mut world, v(5.0, 15.0), v(25.0, 15.0));
+    waiter(&mut world, v(9.0, 15.0), v(9.0, 25.0));
+    walker(&mut world, v(8.0, 19.0), v(8.0, 5.0));
+    let order = world.query(key).unwrap();
+    assert!(!matches!(order, Order::Start { .. }), "{order:?}");
+}
+
+/// A standing agent turns on the spot as its start begins, so its bend around an agent just
+/// ahead sets off toward the avoidance point: leaving along its old heading, it ran into that
+/// agent before turning away, and the bend failed (city-small: most standing agents' bends).
+#[test]
+fn a_standing_agent_bends_around_an_agent_just_ahead_by_turning_on_the_spot() {
+    let mut world = world_on("open-field");
+    let key = waiter(&mut world, v(5.0, 15.0), v(25.0, 15.0));
+    let blocker = stander(&mut world, v(6.3, 15.0));
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Avoid);
+    // It sets off toward the avoidance point, well away from its old heading (+x).
+    let heading = rail.tangent(0.0);
+    let toward = (reroute.via - v(5.0, 15.0)).normalize();
+    assert!(heading.distance(toward) < 1e-9, "{heading} {toward}");
+    assert!(
+        heading.dot(DVec2::X) < 20f64.to_radians().cos(),
+        "{heading}"
+    );
+    // It passes the blocker clear of it and starts on the bend at the next query.
+    let at = world.agent(blocker).unwrap().position();
+    let closest = rail.position(rail.closest_s(at)).distance(at);
+    assert!(closest >= 0.9, "passes {closest} m from the blocker");
+    assert!(rail.off_mesh(world.level().navmesh(), 0.1).is_none());
+    let order = world.query(key).unwrap();
+    assert!(matches!(order, Order::Start { .. }), "{order:?}");
 }

@@ -7,20 +7,23 @@ use serde_json::{json, Value};
 use sidestep::{Order, Scenario, Simulation, StopCause};
 
 /// Crowd scenarios of issue 4 that do not meet the whole bar yet: not every agent arrives
-/// (doorway-crowd: 6 of 20 in this exact run, 88 of 120 over six runs with the starts jittered
-/// by a centimetre, see docs/ROBUSTNESS.md), and there are order flips. They must still have no
+/// (doorway-crowd: 19 of 20 in this exact run, 267 of 320 over sixteen runs with the starts
+/// jittered by a centimetre, see docs/ROBUSTNESS.md), and there are order flips. They must still have no
 /// collisions and no off-mesh frames.
 const NOT_YET_FINISHING: [&str; 1] = ["doorway-crowd"];
 
 /// Crowds where every agent arrives, but some orders still flip or the mean travel time ratio
 /// is above 1.5 (see their snapshots). `arena-200` is issue 7's: 200 agents from the MovingAI
-/// arena queries (docs/PERFORMANCE.md, "Real levels").
-const FLIPPING: [&str; 3] = ["arena-200", "bottleneck", "circle-rail"];
+/// arena queries (docs/PERFORMANCE.md, "Real levels"). `corridor-two-way` joined in session 7:
+/// with starts toward agents standing far ahead its streams no longer end in a standoff in
+/// jittered runs (16 → 246 of 256 arrivals, docs/ROBUSTNESS.md), at the cost of one flip as
+/// committed.
+const FLIPPING: [&str; 4] = ["arena-200", "bottleneck", "circle-rail", "corridor-two-way"];
 
 /// Two-way streams through room for one lane and a half: every agent arrives, without flips,
 /// but the streams take turns, so the mean travel time ratio is above the 1.5 of the other
-/// fixtures (4.0 in corridor-two-way, 3.0 in doorway-two-way; see their snapshots).
-const TAKING_TURNS: [&str; 2] = ["corridor-two-way", "doorway-two-way"];
+/// fixtures (3.3 in doorway-two-way; see its snapshot).
+const TAKING_TURNS: [&str; 1] = ["doorway-two-way"];
 
 /// Fixture scenarios too large to play in the test suite (minutes on a slow machine); their
 /// figures are in docs/PERFORMANCE.md, "Real levels".

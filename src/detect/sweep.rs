@@ -274,7 +274,11 @@ mod tests {
             };
             let mut b = Trajectory::on_rail(&rb, plan);
             let radii = 0.8 * (1.0 + next() * 0.2);
-            let cutoff = if next() < 0.5 { f64::INFINITY } else { next() * 3.0 };
+            let cutoff = if next() < 0.5 {
+                f64::INFINITY
+            } else {
+                next() * 3.0
+            };
             let contact = sweep_pair(&samples, &mut b, radii, cutoff);
             let start = rb.position(0.0);
             let passes = bound.may_touch(&samples, start, radii, plan.max_speed(), cutoff);

@@ -16,7 +16,7 @@ use crate::detect::{Collision, MotionPlan, SweepSample};
 use crate::geometry::left_normal;
 use crate::level::NavMesh;
 use crate::rail::{Rail, RailError, RailSegment};
-use crate::world::{AgentKey, World, SPEED_TOLERANCE};
+use crate::world::{AgentKey, Phase, World, SPEED_TOLERANCE};
 
 /// Wall-clearance slack allowed on a bent rail, metres: the rails the planner makes keep
 /// exactly the radius, so a bend that rejoins one must not fail on rounding.
@@ -189,6 +189,7 @@ pub(crate) struct BentRail {
 /// at the reconnection point `s_reconnect` with the rail's tangent there (G1 at all three
 /// joints; inner control points a third of the chord out, the usual choice for a smooth
 /// Hermite-like arc); then the rest of the rail. The result starts at arclength 0 at the agent.
+#[cfg(test)]
 pub(crate) fn bend(
     rail: &Rail,
     s0: f64,
@@ -196,7 +197,37 @@ pub(crate) fn bend(
     ap: &AvoidancePoint,
     s_reconnect: f64,
 ) -> Result<BentRail, RailError> {
-    let start = rail.sample(s_leave);
+    bend_from(rail, s0, s_leave, ap, s_reconnect, Departure::Tangent)
+}
+
+/// How a bent rail leaves the agent's position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Departure {
+    /// Along the old rail's tangent (G1): a moving agent.
+    Tangent,
+    /// Toward the avoidance point: a standing agent, whose start turns it on the spot first
+    /// (`StartTransition::turn_time`), so its new rail may set off in any direction. Leaving
+    /// along its old heading, a bend around an agent a metre or two ahead ran into it before
+    /// it turned away (city-small: most standing agents' bends failed so).
+    TurnOnTheSpot,
+}
+
+/// The rail bent through `ap` (see [`bend`]), leaving the old rail as `departure` says (a
+/// turn only where it leaves at the agent, `s_leave = s0`).
+pub(crate) fn bend_from(
+    rail: &Rail,
+    s0: f64,
+    s_leave: f64,
+    ap: &AvoidancePoint,
+    s_reconnect: f64,
+    departure: Departure,
+) -> Result<BentRail, RailError> {
+    let mut start = rail.sample(s_leave);
+    if departure == Departure::TurnOnTheSpot && s_leave <= s0 + 1e-6 {
+        if let Some(toward) = (ap.point - start.position).try_normalize() {
+            start.tangent = toward;
+        }
+    }
     let join = rail.sample(s_reconnect);
     let hermite = |a: DVec2, ta: DVec2, b: DVec2, tb: DVec2| {
         let h = a.distance(b) / 3.0;
@@ -358,7 +389,20 @@ impl World {
         };
         let s_reconnect =
             reconnection_s(mesh, rail, &ap, &search).ok_or(BendFailure::NoReconnection)?;
-        let bent = self.bend_on_mesh(rail, plan.s, collision.s, &ap, s_reconnect, clearance)?;
+        let departure = if self.agents[key].motion().phase == Phase::Standing {
+            Departure::TurnOnTheSpot
+        } else {
+            Departure::Tangent
+        };
+        let bent = self.bend_on_mesh(
+            rail,
+            plan.s,
+            collision.s,
+            &ap,
+            s_reconnect,
+            clearance,
+            departure,
+        )?;
         Ok(self.sweep_bend(
             key, bent.rail, plan, hysteresis, ap.point, side, candidates, samples,
         ))
@@ -376,12 +420,13 @@ impl World {
         ap: &AvoidancePoint,
         s_reconnect: f64,
         clearance: f64,
+        departure: Departure,
     ) -> Result<BentRail, BendFailure> {
         let mesh = self.level().navmesh();
         let mut failure = BendFailure::OffMesh;
         for k in 0..LEAVE_TRIES {
             let leave = s0 + (s_collision - s0) * k as f64 / LEAVE_TRIES as f64;
-            match bend(rail, s0, leave, ap, s_reconnect) {
+            match bend_from(rail, s0, leave, ap, s_reconnect, departure) {
                 Ok(bent) if stays_on_mesh(mesh, &bent.rail, bent.bent_length, clearance) => {
                     return Ok(bent);
                 }

@@ -67,7 +67,7 @@ thread_local! {
 impl Speculation {
     /// The answer computed ahead for `sweep`, if it is still the answer.
     pub fn lookup(&self, world: &World, sweep: &Sweep<'_>) -> Option<Option<Collision>> {
-        if !self.active || sweep.only.is_some() || !sweep.front_only {
+        if !self.active || sweep.only.is_some() || !sweep.front_only || sweep.movers_only {
             return None;
         }
         let (index, key) = self.current?;
