@@ -783,26 +783,24 @@ pub(super) fn far_standing_blocker(
     let desc = agent.desc();
     let config = world.config();
     let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
-    let resume = Hysteresis::resume(config);
+    // The plain sweep first: most agents that fail, fail it (a stander close ahead), and it
+    // is the cheaper of the two.
+    if let Some(first) = detect(world, &Sweep::ahead(key, rail, plan, 0.0), candidates, samples) {
+        let stop_time = desc.gait(desc.preferred_speed).stop_time;
+        let needed = plan.still
+            + plan.transition_time
+            + config.reversal_hold
+            + stop_time
+            + FAR_START_MARGIN;
+        if world.agents[first.collider].plan.moves() || first.time <= needed {
+            return false;
+        }
+    }
     let movers = Sweep {
         movers_only: true,
-        ..Sweep::ahead(key, rail, plan, 0.0).with(resume)
+        ..Sweep::ahead(key, rail, plan, 0.0).with(Hysteresis::resume(config))
     };
-    if detect(world, &movers, candidates, samples).is_some() {
-        return false;
-    }
-    let Some(first) = detect(
-        world,
-        &Sweep::ahead(key, rail, plan, 0.0),
-        candidates,
-        samples,
-    ) else {
-        return true;
-    };
-    let stop_time = desc.gait(desc.preferred_speed).stop_time;
-    let needed =
-        plan.still + plan.transition_time + config.reversal_hold + stop_time + FAR_START_MARGIN;
-    !world.agents[first.collider].plan.moves() && first.time > needed
+    detect(world, &movers, candidates, samples).is_none()
 }
 
 /// An agent behind `key` (one whose detection sweep looks ahead at `key`; `key`'s own sweeps
