@@ -785,13 +785,15 @@ pub(super) fn far_standing_blocker(
     let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
     // The plain sweep first: most agents that fail, fail it (a stander close ahead), and it
     // is the cheaper of the two.
-    if let Some(first) = detect(world, &Sweep::ahead(key, rail, plan, 0.0), candidates, samples) {
+    if let Some(first) = detect(
+        world,
+        &Sweep::ahead(key, rail, plan, 0.0),
+        candidates,
+        samples,
+    ) {
         let stop_time = desc.gait(desc.preferred_speed).stop_time;
-        let needed = plan.still
-            + plan.transition_time
-            + config.reversal_hold
-            + stop_time
-            + FAR_START_MARGIN;
+        let needed =
+            plan.still + plan.transition_time + config.reversal_hold + stop_time + FAR_START_MARGIN;
         if world.agents[first.collider].plan.moves() || first.time <= needed {
             return false;
         }
