@@ -326,6 +326,17 @@ pub(crate) enum BendFailure {
     OffMesh,
 }
 
+/// Where on the old rail a bend lies: arclengths, metres.
+#[derive(Clone, Copy, Debug)]
+struct BendSpan {
+    /// The agent's position.
+    from: f64,
+    /// The collision bent around.
+    collision: f64,
+    /// The reconnection point.
+    reconnect: f64,
+}
+
 /// What to bend: an agent's rail, its predicted motion on it (from arclength `plan.s`), and
 /// the collision to bend around.
 #[derive(Clone, Copy, Debug)]
@@ -394,15 +405,12 @@ impl World {
         } else {
             Departure::Tangent
         };
-        let bent = self.bend_on_mesh(
-            rail,
-            plan.s,
-            collision.s,
-            &ap,
-            s_reconnect,
-            clearance,
-            departure,
-        )?;
+        let span = BendSpan {
+            from: plan.s,
+            collision: collision.s,
+            reconnect: s_reconnect,
+        };
+        let bent = self.bend_on_mesh(rail, span, &ap, clearance, departure)?;
         Ok(self.sweep_bend(
             key, bent.rail, plan, hysteresis, ap.point, side, candidates, samples,
         ))
@@ -410,23 +418,26 @@ impl World {
 
     /// The bent rail through `ap`, validated on the mesh: it leaves the old rail at the agent
     /// (the chapter); when that first curve cuts a corner (a bend planned before a door, around
-    /// someone past it), later, up to three quarters of the way to the collision at
-    /// `s_collision`, keeping the old rail through the corner.
+    /// someone past it), later, up to three quarters of the way to the collision
+    /// (`span.collision`), keeping the old rail through the corner.
     fn bend_on_mesh(
         &self,
         rail: &Rail,
-        s0: f64,
-        s_collision: f64,
+        span: BendSpan,
         ap: &AvoidancePoint,
-        s_reconnect: f64,
         clearance: f64,
         departure: Departure,
     ) -> Result<BentRail, BendFailure> {
         let mesh = self.level().navmesh();
         let mut failure = BendFailure::OffMesh;
+        let BendSpan {
+            from,
+            collision,
+            reconnect,
+        } = span;
         for k in 0..LEAVE_TRIES {
-            let leave = s0 + (s_collision - s0) * k as f64 / LEAVE_TRIES as f64;
-            match bend_from(rail, s0, leave, ap, s_reconnect, departure) {
+            let leave = from + (collision - from) * k as f64 / LEAVE_TRIES as f64;
+            match bend_from(rail, from, leave, ap, reconnect, departure) {
                 Ok(bent) if stays_on_mesh(mesh, &bent.rail, bent.bent_length, clearance) => {
                     return Ok(bent);
                 }
