@@ -4,6 +4,10 @@
 //! inside its detection range and none on a collision course, so every one is swept over the
 //! whole horizon (the worst case per collider). The query repeats on the same world (it orders
 //! nothing, so the world does not change); criterion's throughput line counts colliders.
+//!
+//! `sweep/one_agent_past_standing`: the same agent with k agents standing beside its way, 2.5 to
+//! 8.5 m off its line: inside the broad phase's square, none able to reach the swept path (the
+//! common case in a crowd, and the one `SweepBound::may_touch` drops before the pair sweep).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -55,6 +59,28 @@ fn world_with(k: usize) -> (World, sidestep::AgentKey) {
     (world, keys[0])
 }
 
+/// The walker of [`world_with`] alone, and `k` agents standing (no rail) on a grid beside its
+/// way: columns every 1.5 m along it, rows 2.5 to 8.5 m off its line on both sides.
+fn world_past_standing(k: usize) -> (World, sidestep::AgentKey) {
+    let (mut world, key) = world_with(0);
+    let rows = [2.5, -2.5, 4.0, -4.0, 5.5, -5.5, 7.0, -7.0, 8.5, -8.5];
+    for i in 0..k {
+        let x = 2.0 + 1.5 * (i / rows.len()) as f64;
+        let y = 15.0 + rows[i % rows.len()];
+        world
+            .add_agent(AgentDesc {
+                position: DVec2::new(x, y),
+                ..AgentDesc::default()
+            })
+            .expect("agents do not overlap");
+    }
+    world.begin_frame(1.0 / 30.0);
+    world
+        .set_motion(key, Motion::moving(0.0, 1.4))
+        .expect("valid motion");
+    (world, key)
+}
+
 fn bench_sweep(c: &mut Criterion) {
     let mut group = c.benchmark_group("sweep");
     for k in COLLIDERS {
@@ -66,6 +92,18 @@ fn bench_sweep(c: &mut Criterion) {
         );
         group.throughput(Throughput::Elements(k.max(1) as u64));
         group.bench_function(BenchmarkId::new("one_agent_against", k), |b| {
+            b.iter(|| black_box(world.query(key).expect("known agent")))
+        });
+    }
+    for k in [16, 64] {
+        let (mut world, key) = world_past_standing(k);
+        let first = world.query(key).expect("known agent");
+        assert!(
+            matches!(first, sidestep::Order::Continue),
+            "the agent must see no collision: {first:?}"
+        );
+        group.throughput(Throughput::Elements(k as u64));
+        group.bench_function(BenchmarkId::new("one_agent_past_standing", k), |b| {
             b.iter(|| black_box(world.query(key).expect("known agent")))
         });
     }
