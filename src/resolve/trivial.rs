@@ -25,10 +25,9 @@ const PARALLEL_DEGREES: f64 = 10.0;
 
 /// A standing agent whose start is blocked by an agent ahead that walks or wants to walk
 /// within this angle of its own direction waits for it, as in a queue; one going any other way
-/// (across, or at it) is bent around, degrees. Until session 7 the comment here said the
-/// opposite rule (bend only for directions more than 135° apart) while the code compared with
-/// the wrong sign and did this; the rule as written was measured over jittered runs and lost
-/// arrivals everywhere (circle-rail 160 → 99 of 160, docs/ALGORITHM.md), so this is the rule.
+/// (across, or at it) is bent around, degrees. Bending only for directions more than 135°
+/// apart (the chapter's head-on case) lost arrivals in every crowd fixture when measured over
+/// jittered runs (docs/ALGORITHM.md, "Trivial resolution").
 const QUEUE_DEGREES: f64 = 45.0;
 
 /// Steps of a delayed start tried by [`World::collision_free_start`], seconds.
@@ -138,7 +137,8 @@ impl World {
     /// 2. a rail given since the last query that ends where another agent stands or is bound
     ///    (given its rail earlier): its end moves to the nearest free spot (a reroute);
     /// 3. a standing agent: from a yield spot, go on toward the goal once the way is clear;
-    ///    start if the start is collision-free and the reversal hold since its stop is over;
+    ///    start if the start is collision-free, or blocked only by agents standing far enough
+    ///    ahead to walk toward, and the reversal hold since its stop is over;
     ///    if an agent blocks the way for good, break a deadlock (a cycle of agents waiting on
     ///    each other for [`AvoidanceConfig::deadlock_time`](crate::AvoidanceConfig)) by sending
     ///    one to a yield spot, or bend the rail around the blocker; else wait;
