@@ -246,13 +246,8 @@ mod tests {
     fn the_bound_never_drops_a_contact_the_sweep_finds() {
         // Agents on random lines and arcs-like two-segment rails, colliders standing or
         // moving: whenever the sweep finds a contact, the bound must let the pair through.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::sim::SplitMix64::new(7);
+        let mut next = || rng.unit();
         let (mut found, mut dropped) = (0, 0);
         for _ in 0..4000 {
             let point = |next: &mut dyn FnMut() -> f64| {

@@ -182,24 +182,6 @@ pub(crate) struct BentRail {
     pub bent_length: f64,
 }
 
-/// The rail bent through the avoidance point: the old rail from `s0` (the agent's arclength) to
-/// `s_leave` (≥ `s0`; equal in the chapter, later when the bend must first clear a corner),
-/// then two cubic Béziers, the first leaving with the rail's tangent at `s_leave` and arriving
-/// at the avoidance point with its tangent, the second leaving with that tangent and arriving
-/// at the reconnection point `s_reconnect` with the rail's tangent there (G1 at all three
-/// joints; inner control points a third of the chord out, the usual choice for a smooth
-/// Hermite-like arc); then the rest of the rail. The result starts at arclength 0 at the agent.
-#[cfg(test)]
-pub(crate) fn bend(
-    rail: &Rail,
-    s0: f64,
-    s_leave: f64,
-    ap: &AvoidancePoint,
-    s_reconnect: f64,
-) -> Result<BentRail, RailError> {
-    bend_from(rail, s0, s_leave, ap, s_reconnect, Departure::Tangent)
-}
-
 /// How a bent rail leaves the agent's position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Departure {
@@ -212,8 +194,14 @@ pub(crate) enum Departure {
     TurnOnTheSpot,
 }
 
-/// The rail bent through `ap` (see [`bend`]), leaving the old rail as `departure` says (a
-/// turn only where it leaves at the agent, `s_leave = s0`).
+/// The rail bent through the avoidance point: the old rail from `s0` (the agent's arclength) to
+/// `s_leave` (≥ `s0`; equal in the chapter, later when the bend must first clear a corner),
+/// then two cubic Béziers, the first leaving as `departure` says (the rail's tangent at
+/// `s_leave`, or for a standing agent toward the avoidance point) and arriving
+/// at the avoidance point with its tangent, the second leaving with that tangent and arriving
+/// at the reconnection point `s_reconnect` with the rail's tangent there (G1 at all three
+/// joints; inner control points a third of the chord out, the usual choice for a smooth
+/// Hermite-like arc); then the rest of the rail. The result starts at arclength 0 at the agent.
 pub(crate) fn bend_from(
     rail: &Rail,
     s0: f64,
@@ -707,7 +695,7 @@ mod tests {
             tangent: DVec2::X,
             truncated: false,
         };
-        let (bent, bent_length) = bend(&rail, 3.0, 3.0, &ap, 20.0)
+        let (bent, bent_length) = bend_from(&rail, 3.0, 3.0, &ap, 20.0, Departure::Tangent)
             .map(|b| (b.rail, b.bent_length))
             .unwrap();
         assert!((bent.start() - DVec2::new(4.0, 10.0)).length() < 1e-9);
@@ -737,7 +725,7 @@ mod tests {
             tangent: DVec2::X,
             truncated: false,
         };
-        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0)
+        let (bent, length) = bend_from(&rail, 3.0, 3.0, &ap, 20.0, Departure::Tangent)
             .map(|b| (b.rail, b.bent_length))
             .unwrap();
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
@@ -746,7 +734,7 @@ mod tests {
             point: DVec2::new(10.0, 2.2),
             ..ap
         };
-        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0)
+        let (bent, length) = bend_from(&rail, 3.0, 3.0, &ap, 20.0, Departure::Tangent)
             .map(|b| (b.rail, b.bent_length))
             .unwrap();
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
@@ -755,7 +743,7 @@ mod tests {
             point: DVec2::new(10.0, 1.95),
             ..ap
         };
-        let (bent, length) = bend(&rail, 3.0, 3.0, &ap, 20.0)
+        let (bent, length) = bend_from(&rail, 3.0, 3.0, &ap, 20.0, Departure::Tangent)
             .map(|b| (b.rail, b.bent_length))
             .unwrap();
         assert!(stays_on_mesh(mesh, &bent, length, 0.4));

@@ -284,10 +284,10 @@ fn check_options(options: &PlacementOptions) -> Result<AgentDesc, PlacementError
 
 /// SplitMix64 (Steele, Lea and Flood): a tiny generator that is the same on every platform.
 #[derive(Clone, Debug)]
-struct SplitMix64(u64);
+pub(crate) struct SplitMix64(u64);
 
 impl SplitMix64 {
-    fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         SplitMix64(seed)
     }
 
@@ -300,7 +300,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
