@@ -6,7 +6,7 @@ mod common;
 
 use common::{level, point_with_clearance, SplitMix, VisibilityGraph, FIXTURE_LEVELS};
 use proptest::prelude::*;
-use sidestep::{Level, PathOptions};
+use sidestep::{DVec2, Level, PathOptions, PlanError};
 
 const RADIUS: f64 = 0.4;
 
@@ -171,4 +171,21 @@ fn compare_with_navmesh_crate(
         );
     }
     Ok(())
+}
+
+/// A corner path that was not taut (a zig-zag east and back west along a street of `city`)
+/// smoothed into a straight line through a building, and agents walked through it (off-mesh
+/// frames in `random_crowds` on city). The path-search fault is open; `plan_rail` must refuse
+/// such a rail rather than hand it out.
+#[test]
+fn a_planned_rail_never_crosses_a_wall() {
+    let level = level("city");
+    let mesh = level.navmesh();
+    let from = DVec2::new(159.34467215781166, 3.5685903631805065);
+    let to = DVec2::new(246.63607654241787, 101.2373718919402);
+    match mesh.plan_rail(from, to, &PathOptions::from_agent_radius(0.4)) {
+        Ok(rail) => assert!(rail.off_mesh(mesh, 0.05).is_none(), "{rail:?}"),
+        Err(PlanError::LeavesMesh { .. }) => {}
+        Err(other) => panic!("unexpected error: {other}"),
+    }
 }

@@ -32,6 +32,16 @@ pub enum PlanError {
     /// The path could not be made into a rail (start and goal coincide, for instance).
     #[error("cannot build a rail from the path: {0}")]
     Rail(#[from] RailError),
+    /// A straight piece of the smoothed rail leaves the mesh: the corner path was not taut
+    /// (a fault of the path search), and the smoothing cut across a wall. Refused rather than
+    /// handed out.
+    #[error("the planned rail leaves the mesh between {from} and {to} (a path-search fault)")]
+    LeavesMesh {
+        /// Start of the straight piece, metres.
+        from: DVec2,
+        /// End of the straight piece, metres.
+        to: DVec2,
+    },
 }
 
 /// A circle the taut path wraps around: a corner vertex with the clearance radius, or a point.
@@ -98,6 +108,18 @@ impl NavMesh {
             };
             NavMesh::insert_corner(&mut path, corner);
             rail = smooth_path(&path)?;
+        }
+        // Every straight piece must stay on the mesh. A corner path that is not taut (city,
+        // from (159.345, 3.569) to (246.636, 101.237): a zig-zag east and back west along a
+        // street) smooths into a line across a building; the search fault is open, and such a
+        // rail is refused here rather than walked through the wall.
+        for segment in rail.segments() {
+            if let RailSegment::Line(_) = segment {
+                let (from, to) = (segment.start(), segment.end());
+                if !self.is_reachable(from, to) {
+                    return Err(PlanError::LeavesMesh { from, to });
+                }
+            }
         }
         Ok(rail)
     }
