@@ -93,6 +93,62 @@ pub fn segment_distance(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> f64 {
         .min(to(d, a, b))
 }
 
+/// The parameters `u` (a closed range, unclamped) at which the point `p0 + (p1 − p0) u` of the
+/// line through `p0` and `p1` is closer than `r` to segment `a b`: the line's chord through the
+/// capsule of radius `r` around the segment (convex, so one range), or `None` when the line
+/// misses it. A degenerate line (`p0 = p1`) gives the whole line or `None`. Exact up to rounding:
+/// the union of the line's intersections with the two end discs (quadratics) and with the
+/// rectangle between them (linear inequalities).
+pub fn capsule_chord(p0: DVec2, p1: DVec2, a: DVec2, b: DVec2, r: f64) -> Option<(f64, f64)> {
+    let d = p1 - p0;
+    if d.length_squared() <= 0.0 {
+        let inside = closest_on_segment(p0, a, b).0.distance(p0) < r;
+        return inside.then_some((f64::NEG_INFINITY, f64::INFINITY));
+    }
+    // Quick rejection (exact): both ends of the segment farther than `r` on one side of the line.
+    let reach = r * d.length();
+    let (side_a, side_b) = (cross(d, a - p0), cross(d, b - p0));
+    if (side_a > reach && side_b > reach) || (side_a < -reach && side_b < -reach) {
+        return None;
+    }
+    let mut chord: Option<(f64, f64)> = None;
+    let mut join = |range: Option<(f64, f64)>| {
+        if let Some((lo, hi)) = range.filter(|(lo, hi)| lo < hi) {
+            chord = Some(chord.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+        }
+    };
+    // The end discs: |p0 + d u − c|² < r².
+    for c in [a, b] {
+        let f = p0 - c;
+        let (qa, qb, qc) = (d.dot(d), 2.0 * d.dot(f), f.dot(f) - r * r);
+        let disc = qb * qb - 4.0 * qa * qc;
+        if disc > 0.0 {
+            let root = disc.sqrt();
+            join(Some(((-qb - root) / (2.0 * qa), (-qb + root) / (2.0 * qa))));
+        }
+    }
+    // The rectangle: |cross(n, P − a)| < r and 0 ≤ (P − a)·n ≤ length.
+    let e = b - a;
+    let length = e.length();
+    if length > 0.0 {
+        let n = e / length;
+        let f = p0 - a;
+        let across = linear_range(cross(n, f), cross(n, d), -r, r);
+        let along = linear_range(f.dot(n), d.dot(n), 0.0, length);
+        join(across.and_then(|x| along.map(|y| (x.0.max(y.0), x.1.min(y.1)))));
+    }
+    chord
+}
+
+/// The range of `u` where `lo ≤ c0 + c1 u ≤ hi` (unbounded when `c1 = 0` and `c0` is within).
+fn linear_range(c0: f64, c1: f64, lo: f64, hi: f64) -> Option<(f64, f64)> {
+    if c1 == 0.0 {
+        return (lo <= c0 && c0 <= hi).then_some((f64::NEG_INFINITY, f64::INFINITY));
+    }
+    let (u0, u1) = ((lo - c0) / c1, (hi - c0) / c1);
+    Some((u0.min(u1), u0.max(u1)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +228,41 @@ mod tests {
             segment_distance(p(0.0, 0.0), p(1.0, 0.0), p(3.0, 0.0), p(5.0, 0.0)),
             2.0
         );
+    }
+
+    #[test]
+    fn the_capsule_chord_is_where_the_line_is_within_the_radius() {
+        // Line y = 0.5 along x, capsule of radius 1 around (0, 0)–(2, 0): x in [−√0.75, 2 + √0.75].
+        let (lo, hi) = capsule_chord(v(-5., 0.5), v(5., 0.5), v(0., 0.), v(2., 0.), 1.0).unwrap();
+        let h = 0.75f64.sqrt();
+        assert!((lo - (-h + 5.0) / 10.0).abs() < 1e-12, "{lo}");
+        assert!((hi - (2.0 + h + 5.0) / 10.0).abs() < 1e-12, "{hi}");
+        // A line that passes by at 1.5 misses it; a crossing line meets it around the crossing.
+        assert_eq!(
+            capsule_chord(v(-5., 1.5), v(5., 1.5), v(0., 0.), v(2., 0.), 1.0),
+            None
+        );
+        let (lo, hi) = capsule_chord(v(1., -3.), v(1., 3.), v(0., 0.), v(2., 0.), 1.0).unwrap();
+        assert!((lo - 2.0 / 6.0).abs() < 1e-12 && (hi - 4.0 / 6.0).abs() < 1e-12);
+        // Against brute force: a point of the chord is within r, a point beyond its ends is not.
+        let mut rng = crate::sim::SplitMix64::new(7);
+        for _ in 0..2000 {
+            let mut p = || v(rng.unit() * 6.0 - 3.0, rng.unit() * 6.0 - 3.0);
+            let (p0, p1, a, b) = (p(), p(), p(), p());
+            let r = 0.7;
+            let at = |u: f64| p0 + (p1 - p0) * u;
+            let distance = |u: f64| closest_on_segment(at(u), a, b).0.distance(at(u));
+            match capsule_chord(p0, p1, a, b, r) {
+                Some((lo, hi)) => {
+                    assert!(distance(0.5 * (lo + hi)) < r + 1e-9);
+                    assert!(distance(lo - 1e-6) >= r - 1e-9 && distance(hi + 1e-6) >= r - 1e-9);
+                }
+                None => {
+                    for k in -20..=40 {
+                        assert!(distance(k as f64 / 20.0) >= r - 1e-9);
+                    }
+                }
+            }
+        }
     }
 }

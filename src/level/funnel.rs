@@ -112,8 +112,8 @@ pub(crate) fn string_pull(portals: &[Portal], vertices: &[DVec2]) -> Vec<PathCor
     corners
 }
 
-/// Remove interior corners where the path bends by less than a micro-radian: portal ends moved
-/// by the clearance bisection can leave such near-collinear corners, which mean nothing.
+/// Remove interior corners where the path bends by less than a micro-radian: portal ends cut
+/// back to keep the radius from a wall can leave such near-collinear corners, which mean nothing.
 fn drop_straight_corners(corners: &mut Vec<PathCorner>) {
     let mut i = 1;
     while i + 1 < corners.len() {

@@ -1,12 +1,14 @@
-//! Path queries: from one on-mesh point to another, a corridor of polygons (A* over portals) and
-//! its shortest corner path (the funnel), keeping the agent radius from walls at the corners.
+//! Path queries: from one on-mesh point to another, a corridor of polygons (Polyanya over the
+//! portals' clear parts) and its shortest corner path (the funnel), keeping the agent radius
+//! from walls at the corners.
 
 use glam::DVec2;
 
 use super::funnel::{string_pull, Portal};
 use super::locate::ON_MESH_TOLERANCE;
-use super::navmesh::{NavMesh, PolygonId};
-use crate::geometry::{closest_on_segment, cross, segment_distance};
+use super::navmesh::{NavMesh, PolygonId, NONE};
+use super::search::Corridor;
+use crate::geometry::{capsule_chord, closest_on_segment, cross};
 
 /// Options of a path query.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -106,10 +108,33 @@ pub enum PathError {
     BadRadius(f64),
 }
 
+/// Scratch buffers of [`NavMesh::clear_parts_at`], kept by a caller that asks for many portals
+/// (the path search) so that it allocates nothing per portal.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PartScratch {
+    /// Walls near the portal.
+    near: Vec<u32>,
+    /// Parameter ranges of the portal too close to a wall, with that wall's ends.
+    blocked: Vec<(f64, f64, DVec2, DVec2)>,
+}
+
+/// A part of a portal whose points keep the agent radius from every wall, with the wall point
+/// beyond each end that the end keeps the radius from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ClearPart {
+    /// The part, left and right as seen walking through the portal.
+    pub portal: Portal,
+    /// Beyond the left end: the wall vertex it was pulled in from, or the nearest point of the
+    /// wall that cut the portal there; `None` at a mesh vertex inside the mesh.
+    pub left_wall: Option<DVec2>,
+    /// The same beyond the right end.
+    pub right_wall: Option<DVec2>,
+}
+
 impl NavMesh {
-    /// The shortest corner path from `from` to `to` for an agent of `options.radius`: A* over the
-    /// polygon graph (Euclidean heuristic, node positions on the radius-shrunk portals), then the
-    /// funnel algorithm over the corridor's shrunk portals.
+    /// The shortest corner path from `from` to `to` for an agent of `options.radius`: Polyanya
+    /// over the parts of the portals that keep the radius from walls (`search.rs`), then the
+    /// funnel algorithm through the part of each corridor portal the search's path crossed.
     ///
     /// Off-mesh points are an error, never silently snapped (use [`NavMesh::clamp`] first if that
     /// is wanted).
@@ -128,7 +153,10 @@ impl NavMesh {
         if self.island(start) != self.island(goal) {
             return Err(PathError::Unreachable { from, to });
         }
-        let mut corridor = self
+        let Corridor {
+            polygons: mut corridor,
+            mut crossings,
+        } = self
             .corridor(start, from, goal, to, radius)
             .ok_or(PathError::TooNarrow { from, to, radius })?;
         // A start on a portal of the corridor (on an edge or a vertex the next polygons share)
@@ -136,19 +164,32 @@ impl NavMesh {
         // and last portals would otherwise pass through its apex, which it cannot pull taut.
         while corridor.len() > 1 && self.polygon_contains(corridor[1], from, ON_MESH_TOLERANCE) {
             corridor.remove(0);
+            crossings.remove(0);
         }
         while corridor.len() > 1
             && self.polygon_contains(corridor[corridor.len() - 2], to, ON_MESH_TOLERANCE)
         {
             corridor.pop();
+            crossings.pop();
         }
         let mut portals = Vec::with_capacity(corridor.len() + 1);
         portals.push(Portal::point(from));
-        for pair in corridor.windows(2) {
-            let Some(portal) = self.clear_portal(pair[0], pair[1], radius) else {
+        let mut parts = Vec::new();
+        for (pair, &crossing) in corridor.windows(2).zip(&crossings) {
+            // Of a portal's clear parts, the one nearest where the search's path crosses it.
+            self.clear_portal_parts(pair[0], pair[1], radius, &mut parts);
+            let distance = |part: &ClearPart| {
+                closest_on_segment(crossing, part.portal.left, part.portal.right)
+                    .0
+                    .distance(crossing)
+            };
+            let Some(part) = parts
+                .iter()
+                .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+            else {
                 return Err(PathError::TooNarrow { from, to, radius });
             };
-            portals.push(portal);
+            portals.push(part.portal);
         }
         portals.push(Portal::point(to));
         let mut corners = string_pull(&portals, &self.vertices);
@@ -369,72 +410,120 @@ impl NavMesh {
         path.corners.insert(at + 1, corner);
     }
 
-    /// The shared edge from polygon `p` into its neighbour `q`, as seen walking from `p` to `q`:
-    /// (left point, right point, left vertex, right vertex).
-    pub(crate) fn portal(&self, p: u32, q: u32) -> Option<(DVec2, DVec2, u32, u32)> {
+    /// The parts of the portal from `p` into `q` whose points keep `radius` from every wall
+    /// (less 1e-6 m), in order from its left end to its right end, into `parts`
+    /// ([`NavMesh::clear_parts_at`]). Empty when `q` is not a neighbour of `p`.
+    pub(crate) fn clear_portal_parts(
+        &self,
+        p: u32,
+        q: u32,
+        radius: f64,
+        parts: &mut Vec<ClearPart>,
+    ) {
+        parts.clear();
         let range = self.corner_range(p);
-        let n = range.len();
-        for i in 0..n {
-            if self.neighbours[range.start + i] == q {
-                let a = self.corners[range.start + i];
-                let b = self.corners[range.start + (i + 1) % n];
-                // Leaving a counter-clockwise polygon through edge a→b, b is on the left.
-                return Some((self.vertices[b as usize], self.vertices[a as usize], b, a));
-            }
+        if let Some(k) = range.clone().find(|&k| self.neighbours[k] == q) {
+            self.clear_parts_at(&range, k, radius, parts, &mut PartScratch::default());
         }
-        None
     }
 
-    /// The part of the portal from `p` into `q` whose points keep `radius` from every wall: the
-    /// ends are first pulled in by `radius` at wall vertices, then, where a nearby wall is still
-    /// closer than `radius`, moved towards the portal's clearest point by bisection (1e-7 m).
-    pub(crate) fn clear_portal(&self, p: u32, q: u32, radius: f64) -> Option<Portal> {
-        let (left, right, lv, rv) = self.portal(p, q)?;
-        let mut portal = self.shrunk_portal(left, right, lv, rv, radius);
-        if radius <= 0.0 {
-            return Some(portal);
+    /// The parts of the portal on edge slot `k` of the polygon owning the corner slots `range`
+    /// (walking out of it) whose points keep
+    /// `radius` from every wall (less 1e-6 m), in order from its left end to its right end, into
+    /// `parts`: the portal with its ends pulled in by `radius` at wall vertices, less the chord of
+    /// each nearby wall's capsule of radius `radius` ([`capsule_chord`], exact). Usually one part;
+    /// a long portal of a thin triangle running along a wall with an opening in it (a street
+    /// with an alley off it) keeps one part beside each opening. Empty for a wall edge and when
+    /// nothing of the portal keeps `radius`.
+    pub(crate) fn clear_parts_at(
+        &self,
+        range: &std::ops::Range<usize>,
+        k: usize,
+        radius: f64,
+        parts: &mut Vec<ClearPart>,
+        scratch: &mut PartScratch,
+    ) {
+        parts.clear();
+        if self.neighbours[k] == NONE {
+            return;
         }
-        let range = self.corner_range(p);
-        let slot = (0..range.len()).find(|&i| self.neighbours[range.start + i] == q)?;
-        // Clearest point; the stored parameter runs from the edge's first corner (`right`).
-        let (best_clearance, best_t) = self.portal_clearance[range.start + slot];
-        let best = right + (left - right) * best_t;
+        let next = if k + 1 == range.end {
+            range.start
+        } else {
+            k + 1
+        };
+        let (a, b) = (self.corners[k], self.corners[next]);
+        // Leaving a counter-clockwise polygon through edge a → b, b is on the left.
+        let (left, right, lv, rv) = (self.vertices[b as usize], self.vertices[a as usize], b, a);
+        if self.portal_width(left, right, lv, rv, radius) < 0.0 {
+            return;
+        }
+        let portal = self.shrunk_portal(left, right, lv, rv, radius);
+        if radius <= 0.0 {
+            parts.push(ClearPart {
+                portal,
+                left_wall: self.wall_vertex[lv as usize].then_some(left),
+                right_wall: self.wall_vertex[rv as usize].then_some(right),
+            });
+            return;
+        }
         let tolerance = 1e-6;
-        // Every wall that can come within `radius` of a point of the portal: one grid query, then
-        // the bisection measures against this short list instead of searching the grid ~30 times
-        // per end (that search was 90 % of a path query on plaza).
-        let mut near: Vec<u32> = Vec::new();
+        if self.portal_clearance[k].0 < radius - tolerance {
+            return;
+        }
+        // Every wall that can come within `radius` of a point of the portal: one grid query (a
+        // search of the grid per point was 90 % of a path query on plaza).
+        let PartScratch { near, blocked } = scratch;
+        near.clear();
         let centre = (left + right) * 0.5;
-        self.walls_near(centre, 0.5 * left.distance(right) + radius, &mut near);
+        self.walls_near(centre, 0.5 * left.distance(right) + radius, near);
         near.sort_unstable();
         near.dedup();
-        // Keep the walls actually within `radius` of the portal segment (usually a handful).
-        near.retain(|&w| {
-            let [a, b] = [self.walls[w as usize][0], self.walls[w as usize][1]];
-            let (wa, wb) = (self.vertices[a as usize], self.vertices[b as usize]);
-            segment_distance(left, right, wa, wb) < radius
-        });
-        let clear = |p: DVec2| self.distance_to_walls(p, &near) >= radius - tolerance;
-        for end in [&mut portal.left, &mut portal.right] {
-            if clear(*end) {
-                continue;
-            }
-            if best_clearance < radius - tolerance {
-                return None;
-            }
-            // Bisection between the clear point and the too-close end.
-            let (mut good, mut bad) = (best, *end);
-            while good.distance(bad) > 1e-7 {
-                let mid = (good + bad) * 0.5;
-                if clear(mid) {
-                    good = mid;
+        // The parameters along the shrunk portal (0 at its left end, 1 at its right) closer than
+        // `radius` to some wall, as sorted ranges, with that wall.
+        blocked.clear();
+        blocked.extend(
+            near.iter()
+                .filter_map(|&w| {
+                    let [a, b] = [self.walls[w as usize][0], self.walls[w as usize][1]];
+                    let (wa, wb) = (self.vertices[a as usize], self.vertices[b as usize]);
+                    capsule_chord(portal.left, portal.right, wa, wb, radius - tolerance)
+                        .map(|(lo, hi)| (lo, hi, wa, wb))
+                })
+                .filter(|&(lo, hi, _, _)| hi > 0.0 && lo < 1.0),
+        );
+        blocked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let at = |u: f64| portal.left + (portal.right - portal.left) * u;
+        let vertex_wall = |v: u32| self.wall_vertex[v as usize].then(|| self.vertices[v as usize]);
+        let mut free_from = 0.0;
+        let mut from_wall = vertex_wall(lv);
+        let end = (f64::INFINITY, f64::INFINITY, DVec2::ZERO, DVec2::ZERO);
+        for &(lo, hi, wa, wb) in blocked.iter().chain([&end]) {
+            let free_to = lo.min(1.0);
+            if free_to > free_from || (free_to == free_from && lo.is_infinite()) {
+                let to_wall = if lo <= 1.0 {
+                    Some(closest_on_segment(at(lo), wa, wb).0)
                 } else {
-                    bad = mid;
-                }
+                    vertex_wall(rv)
+                };
+                parts.push(ClearPart {
+                    portal: Portal {
+                        left: at(free_from),
+                        right: at(free_to),
+                        ..portal
+                    },
+                    left_wall: from_wall,
+                    right_wall: to_wall,
+                });
             }
-            *end = good;
+            if hi > free_from {
+                free_from = hi;
+                from_wall = Some(closest_on_segment(at(hi), wa, wb).0);
+            }
+            if free_from > 1.0 {
+                break;
+            }
         }
-        Some(portal)
     }
 
     /// A portal with each wall-vertex end pulled inwards by `radius`; `None`-width portals collapse

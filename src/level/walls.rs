@@ -196,19 +196,6 @@ impl NavMesh {
         }
     }
 
-    /// Distance from `point` to the nearest of `walls` (indices into the wall list).
-    pub(crate) fn distance_to_walls(&self, point: DVec2, walls: &[u32]) -> f64 {
-        walls
-            .iter()
-            .map(|&w| {
-                let [a, b, _] = self.walls[w as usize];
-                let (q, _) =
-                    closest_on_segment(point, self.vertices[a as usize], self.vertices[b as usize]);
-                q.distance(point)
-            })
-            .fold(f64::INFINITY, f64::min)
-    }
-
     /// Distance from `point` to the nearest wall, metres (`f64::INFINITY` for a wall-less mesh or a
     /// non-finite point). Inside the mesh this is the point's clearance.
     pub fn wall_distance(&self, point: DVec2) -> f64 {

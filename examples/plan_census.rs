@@ -1,0 +1,63 @@
+//! Plans rails between random on-mesh points of a level and counts the outcomes: a check of the
+//! path search and smoother on a real level beyond the fixtures' queries.
+//!
+//! `cargo run --release --example plan_census -- LEVEL.json COUNT [RADIUS]` draws COUNT pairs of
+//! points (seeded, so the same command gives the same pairs) whose wall clearance is at least
+//! the radius (default 0.4 m) plus 5 cm, plans a rail between each pair with
+//! `NavMesh::plan_rail`, and prints how many were planned, how many were refused because the
+//! rail would leave the mesh (`PlanError::LeavesMesh`, a path-search fault), how many failed
+//! otherwise, and the planned rails' total length; each refused pair is printed first, as
+//! `leaves_mesh from=X,Y to=X,Y` (for `sidestep path`).
+
+use sidestep::{DVec2, Level, PathOptions, PlanError};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, level, count, rest @ ..] = args.as_slice() else {
+        return Err("usage: plan_census LEVEL.json COUNT [RADIUS]".into());
+    };
+    let level = Level::load(level)?;
+    let count: usize = count.parse()?;
+    let radius: f64 = rest.first().map_or(Ok(0.4), |r| r.parse())?;
+    let mesh = level.navmesh();
+    let (lo, hi) = mesh.bounds();
+    // xorshift64 with a fixed seed: the pairs only need to be spread and repeatable.
+    let mut state = 12345u64;
+    let mut unit = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut point = || loop {
+        let p = DVec2::new(lo.x + (hi.x - lo.x) * unit(), lo.y + (hi.y - lo.y) * unit());
+        if mesh.locate(p).is_some() && mesh.wall_distance(p) >= radius + 0.05 {
+            return p;
+        }
+    };
+    let options = PathOptions::from_agent_radius(radius);
+    let (mut planned, mut leaves_mesh, mut failed, mut length) = (0, 0, 0, 0.0);
+    for _ in 0..count {
+        let (from, to) = (point(), point());
+        match mesh.plan_rail(from, to, &options) {
+            Ok(rail) => {
+                planned += 1;
+                length += rail.length();
+            }
+            Err(PlanError::LeavesMesh { .. }) => {
+                leaves_mesh += 1;
+                println!(
+                    "leaves_mesh from={},{} to={},{}",
+                    from.x, from.y, to.x, to.y
+                );
+            }
+            Err(_) => failed += 1,
+        }
+    }
+    println!(
+        "level={} pairs={count} radius={radius} planned={planned} leaves_mesh={leaves_mesh} \
+         failed={failed} total_length_m={length:.1}",
+        level.name()
+    );
+    Ok(())
+}
