@@ -6,8 +6,9 @@
 //! the radius (default 0.4 m) plus 5 cm, plans a rail between each pair with
 //! `NavMesh::plan_rail`, and prints how many were planned, how many were refused because the
 //! rail would leave the mesh (`PlanError::LeavesMesh`, a path-search fault), how many failed
-//! otherwise, and the planned rails' total length; each refused pair is printed first, as
-//! `leaves_mesh from=X,Y to=X,Y` (for `sidestep path`).
+//! otherwise, how many planned rails come closer to a wall than the radius less 1 cm
+//! (`too_close`), and the planned rails' total length; each refused or too-close pair is printed
+//! first (`leaves_mesh from=X,Y to=X,Y`, `too_close …`, for `sidestep path`).
 
 use sidestep::{DVec2, Level, PathOptions, PlanError};
 
@@ -37,12 +38,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let options = PathOptions::from_agent_radius(radius);
     let (mut planned, mut leaves_mesh, mut failed, mut length) = (0, 0, 0, 0.0);
+    let mut too_close = 0;
     for _ in 0..count {
         let (from, to) = (point(), point());
         match mesh.plan_rail(from, to, &options) {
             Ok(rail) => {
                 planned += 1;
                 length += rail.length();
+                let clearance = rail.clearance(mesh, 0.02);
+                if clearance.distance < radius - 0.01 {
+                    too_close += 1;
+                    println!(
+                        "too_close from={},{} to={},{} clearance={:.4} at={},{}",
+                        from.x,
+                        from.y,
+                        to.x,
+                        to.y,
+                        clearance.distance,
+                        clearance.point.x,
+                        clearance.point.y
+                    );
+                }
             }
             Err(PlanError::LeavesMesh { .. }) => {
                 leaves_mesh += 1;
@@ -55,8 +71,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "level={} pairs={count} radius={radius} planned={planned} leaves_mesh={leaves_mesh} \
-         failed={failed} total_length_m={length:.1}",
+        "level={} pairs={count} radius={radius} planned={planned} too_close={too_close} \
+         leaves_mesh={leaves_mesh} failed={failed} total_length_m={length:.1}",
         level.name()
     );
     Ok(())

@@ -9,6 +9,7 @@ use super::locate::ON_MESH_TOLERANCE;
 use super::navmesh::{NavMesh, PolygonId, NONE};
 use super::search::Corridor;
 use crate::geometry::{capsule_chord, closest_on_segment, cross};
+use crate::rail::tangent_piece;
 
 /// Options of a path query.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -290,19 +291,24 @@ impl NavMesh {
         // Each pass inserts at most one corner; a path cannot wrap a vertex twice in a row.
         for _ in 0..2 * candidates.len() + 2 {
             let mut worst: Option<(f64, usize, u32, DVec2)> = None;
-            for i in 0..corners.len() - 1 {
-                let (a, b) = (corners[i].position, corners[i + 1].position);
+            let last = corners.len() - 1;
+            for i in 0..last {
+                // The piece the smoother will lay between the two corners.
+                let (a, b) =
+                    tangent_piece(&corners[i], i > 0, &corners[i + 1], i + 1 < last, radius);
                 for &v in &candidates {
                     let vp = self.vertices[v as usize];
                     let (q, t) = closest_on_segment(vp, a, b);
                     let d = q.distance(vp);
                     let at_end = (t <= 0.0 && i == 0) || (t >= 1.0 && i + 2 == corners.len());
-                    let wrapped = |c: &PathCorner| c.around.is_some_and(|w| w.index == v);
-                    if d >= radius - 1e-9
-                        || at_end
-                        || wrapped(&corners[i])
-                        || wrapped(&corners[i + 1])
-                    {
+                    // A taut path wraps a vertex once: wrapping it again (two vertices closer
+                    // than twice the radius, each too close to the piece beside the other's
+                    // corner) only alternated between the two until the pass limit
+                    // (tradeshow: 149 corners for a 22 m path).
+                    let wrapped = corners
+                        .iter()
+                        .any(|c| c.around.is_some_and(|w| w.index == v));
+                    if d >= radius - 1e-9 || at_end || wrapped {
                         continue;
                     }
                     if worst.is_none_or(|w| d < w.0) {
@@ -311,7 +317,7 @@ impl NavMesh {
                 }
             }
             let Some((_, i, v, q)) = worst else { return };
-            let (a, b) = (corners[i].position, corners[i + 1].position);
+            let (a, b) = tangent_piece(&corners[i], i > 0, &corners[i + 1], i + 1 < last, radius);
             corners.insert(i + 1, self.wrapping_corner(v, q, a, b, radius));
         }
     }

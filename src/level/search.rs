@@ -31,7 +31,7 @@ use glam::DVec2;
 
 use super::navmesh::{NavMesh, PolygonId, NONE};
 use super::path::{ClearPart, PartScratch};
-use crate::geometry::{closest_on_segment, cross};
+use crate::geometry::{closest_on_segment, cross, segment_distance};
 
 /// One search node: a root, and the interval of the portal into `polygon` that it sees.
 #[derive(Clone, Copy, Debug)]
@@ -79,6 +79,10 @@ impl PartialOrd for Open {
         Some(self.cmp(other))
     }
 }
+
+/// Slack of the pinch test, metres: a gap of exactly the diameter (less this at each side) passes,
+/// as the clear parts allow `radius − 1e-6`.
+const PINCH_TOLERANCE: f64 = 1e-6;
 
 /// A root this close to its interval (metres, relative to the lengths involved) is on it.
 const ON_INTERVAL: f64 = 1e-9;
@@ -199,6 +203,61 @@ impl Search<'_> {
             .clear_parts_at(range, k, self.radius, parts, &mut self.scratch);
     }
 
+    /// The narrowest gap between walls that a path crossing the polygon owning the corner slots
+    /// `range` from its edge `entry` to its edge `exit` (indices within the polygon) must pass:
+    /// the least distance between a wall feature (wall vertex or wall edge) on one side of the
+    /// way and one on the other, the two sides being the polygon's boundary from the end of
+    /// `entry` to the start of `exit` and from the end of `exit` to the start of `entry`. The
+    /// polygon is convex, so the segment between the two features lies in it and every path
+    /// between the edges crosses it; a gap narrower than the agent's diameter blocks the way.
+    /// Infinite when a side has no wall feature. The portals' clear parts alone miss such a pinch
+    /// when it lies inside a polygon: a thin triangle between a booth's corner and a long wall
+    /// 0.784 m from it (tradeshow) has clear parts on the two edges the path crossed, and rails
+    /// for radius 0.4 squeezed through at 0.38 m from the walls. (The triangle width of Demyen
+    /// and Buro, "Efficient Triangulation-Based Pathfinding", AAAI 2006, restricted to the walls
+    /// of the polygon itself.)
+    fn passage_width(&self, range: &std::ops::Range<usize>, entry: usize, exit: usize) -> f64 {
+        let mesh = self.mesh;
+        let count = range.len();
+        let corner = |j: usize| mesh.corners[range.start + j % count];
+        let point = |j: usize| mesh.vertices[corner(j) as usize];
+        let is_wall_vertex = |j: usize| mesh.wall_vertex[corner(j) as usize];
+        let is_wall_edge = |j: usize| mesh.neighbours[range.start + j % count] == NONE;
+        // One side: corners entry + 1 ..= exit (edges between them); the other: exit + 1 ..=
+        // entry + count.
+        let exit_after = if exit > entry { exit } else { exit + count };
+        let (a_first, a_last) = (entry + 1, exit_after);
+        let (b_first, b_last) = (exit_after + 1, entry + count);
+        let mut width = f64::INFINITY;
+        for a in a_first..=a_last {
+            for b in b_first..=b_last {
+                if is_wall_vertex(a) && is_wall_vertex(b) {
+                    width = width.min(point(a).distance(point(b)));
+                }
+                // Wall edges a → a + 1 and b → b + 1 (within their sides).
+                let a_edge = a < a_last && is_wall_edge(a);
+                let b_edge = b < b_last && is_wall_edge(b);
+                if a_edge && is_wall_vertex(b) {
+                    let (q, _) = closest_on_segment(point(b), point(a), point(a + 1));
+                    width = width.min(q.distance(point(b)));
+                }
+                if b_edge && is_wall_vertex(a) {
+                    let (q, _) = closest_on_segment(point(a), point(b), point(b + 1));
+                    width = width.min(q.distance(point(a)));
+                }
+                if a_edge && b_edge {
+                    width = width.min(segment_distance(
+                        point(a),
+                        point(a + 1),
+                        point(b),
+                        point(b + 1),
+                    ));
+                }
+            }
+        }
+        width
+    }
+
     /// Whether a shorter path to `n`'s root was found after `n` was generated.
     fn is_stale(&self, n: &Node) -> bool {
         self.best_root
@@ -281,6 +340,12 @@ impl Search<'_> {
         let mut parts = std::mem::take(&mut self.parts);
         for i in 1..count {
             let k = range.start + (entry + i) % count;
+            if self.radius > 0.0
+                && self.passage_width(&range, entry, (entry + i) % count)
+                    < 2.0 * (self.radius - PINCH_TOLERANCE)
+            {
+                continue;
+            }
             self.passable(&range, k, &mut parts);
             for part in &parts {
                 self.expand_into(index, k, part, sees_all);

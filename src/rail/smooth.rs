@@ -15,7 +15,7 @@ use glam::DVec2;
 
 use super::{Rail, RailError, RailSegment};
 use crate::geometry::{cross, left_normal};
-use crate::level::{NavMesh, Path, PathError, PathOptions, Turn};
+use crate::level::{NavMesh, Path, PathCorner, PathError, PathOptions, Turn};
 
 /// Most vertices [`NavMesh::plan_rail`] wraps after smoothing.
 const MAX_REWRAPS: usize = 8;
@@ -125,6 +125,49 @@ impl NavMesh {
     }
 }
 
+/// The circle the smoother wraps `corner` with, for a path of radius `r`: its wall vertex at the
+/// radius, turning its way, for an `interior` corner that names one; otherwise the corner's
+/// point (keeping its turn, so that `settle` drops it when the taut string around the other
+/// corners no longer turns that way there).
+fn corner_wrap(corner: &PathCorner, interior: bool, r: f64) -> Wrap {
+    match corner.around {
+        Some(v) if interior && r > 0.0 => Wrap {
+            centre: v.position,
+            radius: r,
+            side: if v.turn == Turn::Left { 1.0 } else { -1.0 },
+        },
+        _ => Wrap {
+            side: match corner.turn {
+                Some(Turn::Left) if interior => 1.0,
+                Some(Turn::Right) if interior => -1.0,
+                _ => 0.0,
+            },
+            ..Wrap::point(corner.position)
+        },
+    }
+}
+
+/// The straight piece the smoother lays from corner `a` to the next corner `b` of a path of
+/// radius `r` (`*_interior`: not the path's start or goal): the common tangent of their wrap
+/// circles, from where it leaves `a`'s to where it meets `b`'s; the two corner points when the
+/// circles overlap so that no tangent exists. A corner placed `r` from its vertex along a portal
+/// only approximates where the taut path touches the vertex's circle: checking the wall vertices
+/// near the line between corner points instead wrapped a vertex the tangent clears, on the
+/// wrong side (tradeshow: a pillar's corners wrapped in turn, a loop that left the mesh).
+pub(crate) fn tangent_piece(
+    a: &PathCorner,
+    a_interior: bool,
+    b: &PathCorner,
+    b_interior: bool,
+    r: f64,
+) -> (DVec2, DVec2) {
+    let (wa, wb) = (corner_wrap(a, a_interior, r), corner_wrap(b, b_interior, r));
+    match tangent_direction(&wa, &wb) {
+        Some(d) => (wa.touch(d), wb.touch(d)),
+        None => (a.position, b.position),
+    }
+}
+
 /// Turn a corner path into a rail that wraps each corner vertex at the path's radius.
 ///
 /// Each interior corner wraps its wall vertex at the path's radius, even where the portal
@@ -135,24 +178,7 @@ pub fn smooth_path(path: &Path) -> Result<Rail, RailError> {
     let mut wraps: Vec<Wrap> = Vec::with_capacity(path.corners.len());
     let n = path.corners.len();
     for (i, corner) in path.corners.iter().enumerate() {
-        let interior = i > 0 && i + 1 < n;
-        let wrap = match corner.around {
-            Some(v) if interior && r > 0.0 => Wrap {
-                centre: v.position,
-                radius: r,
-                side: if v.turn == Turn::Left { 1.0 } else { -1.0 },
-            },
-            // A corner with no vertex to wrap keeps its turn, so that `settle` drops it when the
-            // taut string around the other corners no longer turns that way there.
-            _ => Wrap {
-                side: match corner.turn {
-                    Some(Turn::Left) if interior => 1.0,
-                    Some(Turn::Right) if interior => -1.0,
-                    _ => 0.0,
-                },
-                ..Wrap::point(corner.position)
-            },
-        };
+        let wrap = corner_wrap(corner, i > 0 && i + 1 < n, r);
         // Several portals can fan out of one vertex, giving consecutive corners around it: the
         // path wraps that vertex once.
         if wrap.radius > 0.0
