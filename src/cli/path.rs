@@ -81,14 +81,15 @@ pub fn run(args: PathArgs) -> Result<(), CliError> {
             args.to.y
         ))
     };
+    let options = PathOptions::from_agent_radius(args.radius);
     let path = mesh
-        .find_path(
-            args.from,
-            args.to,
-            &PathOptions::from_agent_radius(args.radius),
-        )
+        .find_path(args.from, args.to, &options)
         .map_err(|e| bad(&e))?;
-    let rail = sidestep::smooth_path(&path).map_err(|e| bad(&e))?;
+    // The rail agents get: the smoothed path with its tangent lines re-wrapped round any wall
+    // vertex they pass too close, refused if it would leave the mesh.
+    let rail = mesh
+        .plan_rail(args.from, args.to, &options)
+        .map_err(|e| bad(&e))?;
     let out = Output {
         level: level.name(),
         from: xy(args.from),

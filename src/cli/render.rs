@@ -63,7 +63,9 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
             .navmesh()
             .find_path(from, to, &PathOptions::from_agent_radius(args.radius))
             .map_err(|e| CliError::BadInput(format!("{}: path {i}: {e}", args.level.display())))?;
-        let rail = sidestep::smooth_path(&path)
+        let rail = level
+            .navmesh()
+            .plan_rail(from, to, &PathOptions::from_agent_radius(args.radius))
             .map_err(|e| CliError::BadInput(format!("{}: path {i}: {e}", args.level.display())))?;
         picture.add_rail(&rail, colour, args.radius);
         picture.add_path(&path, colour);

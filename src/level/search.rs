@@ -317,13 +317,33 @@ impl Search<'_> {
         let mesh = self.mesh;
         let r = n.root;
         if n.polygon == self.goal {
-            // The goal polygon is convex: the rest is a straight line from the interval.
-            self.push(Node {
-                entry_slot: NONE,
-                g: n.g + through_interval(r, self.to, n.left, n.right),
-                parent: index,
-                ..n
-            });
+            // The goal polygon is convex: the rest is a straight line from the interval, or,
+            // when the goal lies outside the cone from the root through the interval, through
+            // the end on that side. At the end of a passable part the path turns only around
+            // the wall that end keeps clear of (through the end of a clear part cut by a wall
+            // on the other side of the way, the path wrapped that wall on the wrong side and
+            // its rail left the mesh: `narrow-alcove`). An end that only bounds the cone is
+            // kept as before: the path's real turn is at the corner the cone comes from, and
+            // the exact radius-0 lengths (tests/import.rs) rely on this node.
+            let to = self.to;
+            let beyond_left = cross(n.left - r, to - r) > 0.0;
+            let beyond_right = cross(n.right - r, to - r) < 0.0;
+            let on_interval = closest_on_segment(r, n.left, n.right).0.distance(r)
+                <= ON_INTERVAL * (1.0 + r.distance(n.left) + r.distance(n.right));
+            let may_turn = on_interval
+                || match (beyond_left, beyond_right) {
+                    (true, false) => !n.left_is_corner || wraps(r, n.left, n.left_wall, 1.0),
+                    (false, true) => !n.right_is_corner || wraps(r, n.right, n.right_wall, -1.0),
+                    _ => true,
+                };
+            if may_turn {
+                self.push(Node {
+                    entry_slot: NONE,
+                    g: n.g + through_interval(r, to, n.left, n.right),
+                    parent: index,
+                    ..n
+                });
+            }
             return;
         }
         let dl = n.left - r;
@@ -464,8 +484,15 @@ fn crossing(root: DVec2, target: DVec2, left: DVec2, right: DVec2) -> DVec2 {
 /// thin triangle past the wall, and the rail off the mesh (`narrow-alcove`). An end with no wall
 /// (a vertex inside the mesh) may be turned at either way.
 fn wraps(root: DVec2, end: DVec2, wall: Option<DVec2>, side: f64) -> bool {
-    wall.is_none_or(|wall| side * cross(end - root, wall - end) >= 0.0)
+    // A wall vertex at the end itself (within rounding: an interval's end is computed from the
+    // portal's, `pl + (pr − pl) · 1` is not always `pr`) is on every side.
+    wall.is_none_or(|wall| {
+        wall.distance(end) <= END_ON_WALL || side * cross(end - root, wall - end) >= 0.0
+    })
 }
+
+/// An interval end this close to its wall point (metres) is that point.
+const END_ON_WALL: f64 = 1e-9;
 
 /// The exact bits of a point, to recognise a root reached again.
 fn key(p: DVec2) -> (u64, u64) {
