@@ -215,7 +215,8 @@ impl Search<'_> {
     /// 0.784 m from it (tradeshow) has clear parts on the two edges the path crossed, and rails
     /// for radius 0.4 squeezed through at 0.38 m from the walls. (The triangle width of Demyen
     /// and Buro, "Efficient Triangulation-Based Pathfinding", AAAI 2006, restricted to the walls
-    /// of the polygon itself.)
+    /// of the polygon itself.) Quadratic in the polygon's corners, for each exit: cheap for the
+    /// triangles and small convex polygons of the fixture meshes (at most 6 corners).
     fn passage_width(&self, range: &std::ops::Range<usize>, entry: usize, exit: usize) -> f64 {
         let mesh = self.mesh;
         let count = range.len();

@@ -221,30 +221,17 @@ pub(crate) fn bend_from(
         let h = a.distance(b) / 3.0;
         RailSegment::cubic(a, a + ta * h, b - tb * h, b)
     };
-    let mut segments = Vec::new();
-    let mut length = 0.0;
-    if s_leave > s0 + 1e-6 {
-        let head = rail.subrail(s0, s_leave)?;
-        length += head.length();
-        segments.extend_from_slice(head.segments());
-    }
-    for curve in [
+    let curves = [
         hermite(start.position, start.tangent, ap.point, ap.tangent),
         hermite(ap.point, ap.tangent, join.position, join.tangent),
-    ] {
-        length += curve.arclength();
-        segments.push(curve);
+    ];
+    let (rail, first_curve) = rail.rejoined(s0, s_leave, &curves, s_reconnect)?;
+    // Where the second curve ends on the new rail: the kept head, then the two curves.
+    let mut bent_length = rail.segment_start(first_curve);
+    for curve in &curves {
+        bent_length += curve.arclength();
     }
-    if s_reconnect < rail.length() - 1e-6 {
-        let tail = rail.subrail(s_reconnect, rail.length())?;
-        let mut tail_segments = tail.segments().to_vec();
-        tail_segments[0] = tail_segments[0].with_start(join.position);
-        segments.extend(tail_segments);
-    }
-    Ok(BentRail {
-        rail: Rail::new(segments)?,
-        bent_length: length,
-    })
+    Ok(BentRail { rail, bent_length })
 }
 
 /// The navmesh validation of a bent rail (chapter 22.4): its first `bent_length` metres, cut
