@@ -255,12 +255,14 @@ impl NavMesh {
             .find(|&v| self.vertices[v as usize] == p)
     }
 
-    /// Insert, as corners, the corridor's wall vertices that a segment of the corner path passes
-    /// closer than `radius` to. Shrinking portals along their own direction does not keep a
-    /// straight segment `radius` away from a portal's end vertex (or from a vertex of the polygon
-    /// holding the goal); such a vertex is one the path must wrap. Each inserted corner sits
-    /// `radius` from its vertex towards the segment; the smoother then wraps the vertex with an arc
-    /// and drops corners the taut path does not touch.
+    /// Insert, as corners, the corridor's wall vertices that a straight piece of the path passes
+    /// closer than `radius` to, each piece taken as the smoother will lay it: the tangent between
+    /// the wrap circles of its two corners ([`tangent_piece`]). Shrinking portals along their own
+    /// direction does not keep a straight piece `radius` away from a portal's end vertex (or from
+    /// a vertex of the polygon holding the goal); such a vertex is one the path must wrap. Each
+    /// inserted corner sits `radius` from its vertex towards the piece; the smoother then wraps
+    /// the vertex with an arc and drops corners the taut path does not touch. A vertex is wrapped
+    /// at most once.
     fn wrap_close_vertices(&self, corners: &mut Vec<PathCorner>, corridor: &[u32], radius: f64) {
         let mut candidates: Vec<u32> = corridor
             .iter()
@@ -434,9 +436,8 @@ impl NavMesh {
     }
 
     /// The parts of the portal on edge slot `k` of the polygon owning the corner slots `range`
-    /// (walking out of it) whose points keep
-    /// `radius` from every wall (less 1e-6 m), in order from its left end to its right end, into
-    /// `parts`: the portal with its ends pulled in by `radius` at wall vertices, less the chord of
+    /// (walking out of it) whose points keep `radius` from every wall (less 1e-6 m), in order
+    /// from its left end to its right end, into `parts`: the portal with its ends pulled in by `radius` at wall vertices, less the chord of
     /// each nearby wall's capsule of radius `radius` ([`capsule_chord`], exact). Usually one part;
     /// a long portal of a thin triangle running along a wall with an opening in it (a street
     /// with an alley off it) keeps one part beside each opening. Empty for a wall edge and when
