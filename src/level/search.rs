@@ -596,6 +596,33 @@ mod tests {
     }
 
     #[test]
+    fn a_path_turns_at_a_part_end_only_around_the_wall_on_the_turn_side() {
+        let root = DVec2::new(0.0, 0.0);
+        let end = DVec2::new(2.0, 0.0);
+        // Heading +x: a wall point above the end is on the left, below it on the right.
+        let above = Some(DVec2::new(2.1, 0.4));
+        let below = Some(DVec2::new(2.1, -0.4));
+        assert!(wraps(root, end, above, 1.0) && !wraps(root, end, above, -1.0));
+        assert!(wraps(root, end, below, -1.0) && !wraps(root, end, below, 1.0));
+        // A wall vertex at the end itself (to rounding) and an end without a wall: either way.
+        let at_end = Some(end + DVec2::new(1e-12, -1e-12));
+        assert!(wraps(root, end, at_end, 1.0) && wraps(root, end, at_end, -1.0));
+        assert!(wraps(root, end, None, 1.0) && wraps(root, end, None, -1.0));
+    }
+
+    #[test]
+    fn the_crossing_is_where_the_line_meets_the_interval_or_its_nearer_end() {
+        let (left, right) = (DVec2::new(1.0, 1.0), DVec2::new(1.0, -1.0));
+        let c = crossing(DVec2::new(0.0, 0.0), DVec2::new(2.0, 0.5), left, right);
+        assert!((c - DVec2::new(1.0, 0.25)).length() < 1e-12);
+        let c = crossing(DVec2::new(0.0, 0.0), DVec2::new(2.0, 6.0), left, right);
+        assert_eq!(c, left);
+        // Parallel: the middle.
+        let c = crossing(DVec2::new(0.0, 0.0), DVec2::new(0.0, 1.0), left, right);
+        assert_eq!(c, DVec2::new(1.0, 0.0));
+    }
+
+    #[test]
     fn clip_keeps_the_non_negative_part() {
         assert_eq!(clip(1.0, 2.0), Some((0.0, 1.0)));
         assert_eq!(clip(-1.0, -2.0), None);
