@@ -199,8 +199,7 @@ fn a_path_into_an_alley_off_a_street_of_thin_triangles_is_taut_and_on_the_mesh()
         thin.length(),
         path.points()
     );
-    let rail = mesh.plan_rail(from, to, &options).unwrap();
-    assert!(rail.off_mesh(mesh, 0.05).is_none(), "{rail:?}");
+    rail_keeping_the_radius(&level, from, to);
 }
 
 /// Three tradeshow queries that each met a different fault of the corner path, all in the booths'
@@ -240,17 +239,7 @@ fn tradeshow_paths_through_the_booths_keep_the_radius() {
             "{from} -> {to}: {} corners",
             path.corners.len()
         );
-        let rail = mesh
-            .plan_rail(from, to, &options)
-            .unwrap_or_else(|e| panic!("{from} -> {to}: {e}"));
-        assert!(rail.off_mesh(mesh, 0.05).is_none(), "{from} -> {to}");
-        let clearance = rail.clearance(mesh, 0.02);
-        assert!(
-            clearance.distance >= RADIUS - 0.01,
-            "{from} -> {to}: clearance {} at {}",
-            clearance.distance,
-            clearance.point
-        );
+        rail_keeping_the_radius(&level, from, to);
     }
 }
 
@@ -259,22 +248,11 @@ fn tradeshow_paths_through_the_booths_keep_the_radius() {
 #[test]
 fn random_tradeshow_rails_keep_the_radius() {
     let level = level("tradeshow");
-    let mesh = level.navmesh();
-    let options = PathOptions::from_agent_radius(RADIUS);
     let mut rng = SplitMix(20261123);
     for _ in 0..400 {
         let from = point_with_clearance(&level, &mut rng, RADIUS + 0.05);
         let to = point_with_clearance(&level, &mut rng, RADIUS + 0.05);
-        let rail = mesh
-            .plan_rail(from, to, &options)
-            .unwrap_or_else(|e| panic!("{from} -> {to}: {e}"));
-        let clearance = rail.clearance(mesh, 0.02);
-        assert!(
-            clearance.distance >= RADIUS - 0.01,
-            "{from} -> {to}: clearance {} at {}",
-            clearance.distance,
-            clearance.point
-        );
+        rail_keeping_the_radius(&level, from, to);
     }
 }
 
@@ -284,17 +262,11 @@ fn random_tradeshow_rails_keep_the_radius() {
 /// from outside the mesh, and the rail was refused (`LeavesMesh`, 8 of 3,000 random pairs).
 #[test]
 fn a_goal_past_a_corner_is_reached_round_the_corner_on_the_mesh_side() {
-    let level = level("narrow-alcove");
-    let mesh = level.navmesh();
-    let options = PathOptions::from_agent_radius(RADIUS);
-    let from = DVec2::new(4.2658421112167755, 0.528215990181948);
-    let to = DVec2::new(9.570788793545626, 0.8413090981122562);
-    let rail = mesh
-        .plan_rail(from, to, &options)
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(rail.off_mesh(mesh, 0.05).is_none());
-    let clearance = rail.clearance(mesh, 0.02);
-    assert!(clearance.distance >= RADIUS - 0.01, "{clearance:?}");
+    rail_keeping_the_radius(
+        &level("narrow-alcove"),
+        DVec2::new(4.2658421112167755, 0.528215990181948),
+        DVec2::new(9.570788793545626, 0.8413090981122562),
+    );
 }
 
 /// `sidestep path` prints the rail `plan_rail` hands agents (with the smoother's re-wraps and
@@ -336,4 +308,25 @@ fn the_path_command_prints_the_rail_agents_get() {
         "{length} against {}",
         rail.length()
     );
+}
+
+/// The rail `plan_rail` gives from `from` to `to` on `level` for [`RADIUS`], asserted to be
+/// planned, on the mesh and to keep the radius from every wall (to 1 cm).
+fn rail_keeping_the_radius(level: &Level, from: DVec2, to: DVec2) -> sidestep::Rail {
+    let mesh = level.navmesh();
+    let rail = mesh
+        .plan_rail(from, to, &PathOptions::from_agent_radius(RADIUS))
+        .unwrap_or_else(|e| panic!("{from} -> {to}: {e}"));
+    assert!(
+        rail.off_mesh(mesh, 0.05).is_none(),
+        "{from} -> {to}: leaves the mesh"
+    );
+    let clearance = rail.clearance(mesh, 0.02);
+    assert!(
+        clearance.distance >= RADIUS - 0.01,
+        "{from} -> {to}: clearance {} at {}",
+        clearance.distance,
+        clearance.point
+    );
+    rail
 }

@@ -175,10 +175,10 @@ impl NavMesh {
         }
         let mut portals = Vec::with_capacity(corridor.len() + 1);
         portals.push(Portal::point(from));
-        let mut parts = Vec::new();
+        let (mut parts, mut scratch) = (Vec::new(), PartScratch::default());
         for (pair, &crossing) in corridor.windows(2).zip(&crossings) {
             // Of a portal's clear parts, the one nearest where the search's path crosses it.
-            self.clear_portal_parts(pair[0], pair[1], radius, &mut parts);
+            self.clear_portal_parts(pair[0], pair[1], radius, &mut parts, &mut scratch);
             let distance = |part: &ClearPart| {
                 closest_on_segment(crossing, part.portal.left, part.portal.right)
                     .0
@@ -427,11 +427,12 @@ impl NavMesh {
         q: u32,
         radius: f64,
         parts: &mut Vec<ClearPart>,
+        scratch: &mut PartScratch,
     ) {
         parts.clear();
         let range = self.corner_range(p);
         if let Some(k) = range.clone().find(|&k| self.neighbours[k] == q) {
-            self.clear_parts_at(&range, k, radius, parts, &mut PartScratch::default());
+            self.clear_parts_at(&range, k, radius, parts, scratch);
         }
     }
 
