@@ -20,9 +20,13 @@ use crate::world::{AgentKey, World};
 pub(super) enum DeadlockOutcome {
     /// No deadlock through this agent (cheap to find out).
     None,
-    /// A deadlock, but this agent does not yield now (another will, or none can): the search
-    /// was costly, so it waits before looking again.
+    /// A deadlock, and this agent looked for a yield spot and found none: the search was
+    /// costly (it counts against the frame's budget), so it waits before looking again, and the
+    /// next member in rank gets the turn.
     Searched,
+    /// A deadlock, but another member has the turn to look for a yield spot: this agent only
+    /// walked the cycle (cheap, not counted against the budget), and waits.
+    NotItsTurn,
     /// This agent yields.
     Yield(Box<Decision>),
 }
@@ -104,10 +108,7 @@ impl World {
         let Some(cycle) = self.waiting_cycle(key) else {
             return DeadlockOutcome::None;
         };
-        match self.yield_out_of(key, cycle, candidates, samples) {
-            Some(decision) => DeadlockOutcome::Yield(Box::new(decision)),
-            None => DeadlockOutcome::Searched,
-        }
+        self.yield_out_of(key, cycle, candidates, samples)
     }
 
     /// The yield order for `key` if it is the member of `cycle` to yield.
@@ -117,7 +118,7 @@ impl World {
         mut cycle: Vec<AgentKey>,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
-    ) -> Option<Decision> {
+    ) -> DeadlockOutcome {
         let agent = &self.agents[key];
         cycle.sort_by(|&a, &b| {
             let (pa, pb) = (
@@ -133,10 +134,14 @@ impl World {
                     continue;
                 }
                 // Its turn: it looks on its own query (one search per deadlock per frame).
-                return None;
+                return DeadlockOutcome::NotItsTurn;
             }
-            let (rail, via) = self.yield_spot(key, &cycle, candidates, samples)?;
-            let goal = agent.rail()?.end();
+            let (Some((rail, via)), Some(goal)) = (
+                self.yield_spot(key, &cycle, candidates, samples),
+                agent.rail().map(Rail::end),
+            ) else {
+                return DeadlockOutcome::Searched;
+            };
             let mut decision = Decision::new(Order::Reroute {
                 rail: Arc::new(rail),
                 reroute: Reroute {
@@ -146,9 +151,9 @@ impl World {
                 },
             });
             decision.resume_goal = Some(goal);
-            return Some(decision);
+            return DeadlockOutcome::Yield(Box::new(decision));
         }
-        None
+        DeadlockOutcome::Searched
     }
 
     /// A yield spot for `key` out of the way of the other agents of `cycle`, and a rail to it
@@ -346,5 +351,64 @@ impl World {
             let s = s0 + (rail.length() - s0) * i as f64 / count as f64;
             rail.position(s).distance(home) < clear
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::Level;
+    use crate::world::{AgentDesc, Motion};
+    use crate::AvoidanceConfig;
+
+    /// Two agents standing face to face in the 1 m corridor of `narrow-alcove`, either side of
+    /// the alcove, each on a rail through the other, already waiting on each other for longer
+    /// than the deadlock time.
+    fn face_to_face(world: &mut World) -> (AgentKey, AgentKey) {
+        let mut add = |from: DVec2, to: DVec2| {
+            let key = world
+                .add_agent(AgentDesc {
+                    position: from,
+                    ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+                })
+                .unwrap();
+            world
+                .set_rail(key, Rail::from_points(&[from, to]).unwrap())
+                .unwrap();
+            world.set_motion(key, Motion::standing(0.0)).unwrap();
+            key
+        };
+        let a = add(DVec2::new(8.6, 0.5), DVec2::new(19.0, 0.5));
+        let b = add(DVec2::new(11.4, 0.5), DVec2::new(1.0, 0.5));
+        (a, b)
+    }
+
+    #[test]
+    fn a_member_whose_turn_it_is_not_spends_no_search_and_keeps_its_rank() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/levels/narrow-alcove.json"
+        );
+        let level = Level::load(path).unwrap();
+        let mut world = World::new(level, AvoidanceConfig::default()).unwrap();
+        let (first, second) = face_to_face(&mut world);
+        world.begin_frame(1.0 / 30.0);
+        world.agents[first].waiting_on = Some((second, -10.0));
+        world.agents[second].waiting_on = Some((first, -10.0));
+        // Equal priorities: the agent added last has the turn.
+        let mut candidates = Vec::new();
+        let mut samples = Vec::new();
+        let outcome = world.break_deadlock(first, second, &mut candidates, &mut samples);
+        assert!(matches!(outcome, DeadlockOutcome::NotItsTurn));
+        // Through the whole query: the first waits, spends none of the frame's searches and is
+        // not passed over; the second then yields into the alcove.
+        world.query(first).unwrap();
+        assert_eq!(world.yield_searches, 0);
+        assert!(world.agents[first].cannot_yield_until < world.time);
+        let order = world.query(second).unwrap();
+        match order {
+            Order::Reroute { reroute, .. } => assert_eq!(reroute.reason, RerouteReason::Yield),
+            other => panic!("expected a yield, got {other:?}"),
+        }
     }
 }

@@ -658,6 +658,14 @@ fn decide_standing(
             decision.yield_failed = true;
             return decision;
         }
+        // Another member looks for a spot on its own query (the deadlock is being broken):
+        // this one waits, without spending the frame's search budget or losing its rank. It
+        // used to count as a failed search: members queried before the one whose turn it was
+        // used up the budget of two, and were passed over as if they had found no spot.
+        DeadlockOutcome::NotItsTurn => {
+            decision.bend_failed = true;
+            return decision;
+        }
         DeadlockOutcome::None => {}
     }
     // Not yet time to try again, or the frame's bends are used up (it tries on the next one).
