@@ -205,11 +205,24 @@ impl World {
                 })
             })
         };
-        let apart_from_agents = |p: DVec2| {
-            self.agents.iter().all(|(k, other)| {
-                k == key
-                    || other.position().distance(p) >= radius + other.desc().radius + 2.0 * margin
+        // The agents that could stand on a spot: those within the outer ring's reach, from the
+        // broad-phase grid (all agents each time was the cost of a yield in a 1,000-agent crowd).
+        let reach =
+            YIELD_RINGS as f64 * RING_STEP_RADII * radius + radius + self.max_radius + 2.0 * margin;
+        candidates.clear();
+        self.grid.near(from, reach, candidates);
+        let neighbours: Vec<(DVec2, f64)> = candidates
+            .iter()
+            .filter(|&&i| self.dense[i as usize] != key)
+            .map(|&i| {
+                let hot = &self.hot[i as usize];
+                (hot.position, hot.radius)
             })
+            .collect();
+        let apart_from_agents = |p: DVec2| {
+            neighbours
+                .iter()
+                .all(|&(q, r)| q.distance(p) >= radius + r + 2.0 * margin)
         };
         let passes_members = |p: DVec2| {
             cycle.iter().filter(|&&k| k != key).all(|&k| {
@@ -278,53 +291,99 @@ impl World {
         }
     }
 
-    /// An agent with nowhere to go, asked by `head` (which waits on it and that no bend or
-    /// detour gets past) to make way: it yields to a spot off the head's rail, found as a yield
-    /// spot out of a deadlock is, and goes back to where it stood once the way there is clear.
-    /// Yield searches share the per-frame budget; an agent that finds no spot is not asked
-    /// again for a while.
+    /// An agent asked by `head` (which waits on it and that no bend or detour gets past) to
+    /// make way: it yields to a spot off the head's rail, found as a yield spot out of a
+    /// deadlock is. One with nowhere to go goes back to where it stood once the way there is
+    /// clear; one stuck on its own way ([`World::stuck_in_a_jam`]) goes on from the spot to its
+    /// goal, as a deadlock's yielding agent does. Yield searches share the per-frame budget: over
+    /// it, `None` (the agent answers on a later frame, and meanwhile decides as usual). An agent
+    /// that finds no spot is not asked again for a while.
     pub(super) fn make_way(
         &self,
         key: AgentKey,
         head: AgentKey,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
-    ) -> Decision {
-        let mut decision = Decision::new(Order::Continue);
+    ) -> Option<Decision> {
+        let agent = &self.agents[key];
+        // The order while it does not step aside: an agent with nowhere to go stays; one that
+        // wants to go keeps waiting on its own blocker (its deadlock clock runs on).
+        let mut decision = if agent.wants_to_move() {
+            let mut waiting = Decision::new(Order::Wait { clear_in: None });
+            waiting.waiting_on = agent.waiting_on.map(|(blocker, _)| blocker);
+            waiting
+        } else {
+            Decision::new(Order::Continue)
+        };
         let still_waiting = self
             .agents
             .get(head)
             .is_some_and(|h| h.waiting_on.map(|(k, _)| k) == Some(key));
-        if !still_waiting || self.time < self.agents[key].cannot_yield_until {
+        if !still_waiting || self.time < agent.cannot_yield_until {
             decision.answered_way = true;
-            return decision;
+            return Some(decision);
         }
         if self.yield_searches >= YIELD_SEARCHES_PER_FRAME {
-            // Over this frame's budget: it answers on a later frame.
-            return decision;
+            return None;
         }
         decision.answered_way = true;
-        let home = self.agents[key].position();
-        match self.yield_spot(key, &[key, head], candidates, samples) {
-            Some((rail, via)) => {
-                let mut yielding = Decision::new(Order::Reroute {
-                    rail: Arc::new(rail),
-                    reroute: Reroute {
-                        reason: RerouteReason::Yield,
-                        via,
-                        side: None,
-                    },
-                });
-                yielding.resume_goal = Some(home);
-                yielding.answered_way = true;
-                yielding.making_way_for = Some(head);
-                yielding
-            }
+        let Some((rail, via)) = self.yield_spot(key, &[key, head], candidates, samples) else {
+            decision.yield_failed = true;
+            return Some(decision);
+        };
+        let mut yielding = Decision::new(Order::Reroute {
+            rail: Arc::new(rail),
+            reroute: Reroute {
+                reason: RerouteReason::Yield,
+                via,
+                side: None,
+            },
+        });
+        yielding.answered_way = true;
+        match agent.rail().filter(|_| agent.wants_to_move()) {
+            // Stuck on its way: on to its goal from the spot, at once (the start check there
+            // waits for the head to pass).
+            Some(rail) => yielding.resume_goal = Some(rail.end()),
+            // Nowhere to go: back home once the head has passed.
             None => {
-                decision.yield_failed = true;
-                decision
+                yielding.resume_goal = Some(agent.position());
+                yielding.making_way_for = Some(head);
             }
         }
+        Some(yielding)
+    }
+
+    /// Whether standing agent `collider`, which `key` waits on, is stuck in a jam on its own
+    /// way, so that it may be asked to make way as an agent with nowhere to go is: it stands
+    /// and wants to go, has waited at least the deadlock time on an agent that stands too (an
+    /// agent waiting for a moving flow, at a door, say, is taking its turn), and its chain of
+    /// waits does not lead back to `key` (a cycle is the deadlock breaker's, which ranks who
+    /// yields).
+    pub(super) fn stuck_in_a_jam(&self, key: AgentKey, collider: AgentKey) -> bool {
+        let Some(agent) = self.agents.get(collider) else {
+            return false;
+        };
+        let Some((blocker, since)) = agent.waiting_on else {
+            return false;
+        };
+        if agent.plan.moves()
+            || !agent.wants_to_move()
+            || self.time - since < self.config().deadlock_time
+            || self.agents.get(blocker).is_none_or(|b| b.plan.moves())
+        {
+            return false;
+        }
+        let mut current = blocker;
+        for _ in 0..MAX_CYCLE {
+            if current == key {
+                return false;
+            }
+            match self.agents.get(current).and_then(|a| a.waiting_on) {
+                Some((next, _)) => current = next,
+                None => return true,
+            }
+        }
+        true
     }
 
     /// Whether `key`, which stepped aside from `home` for another agent, still keeps out of
@@ -361,36 +420,41 @@ mod tests {
     use crate::world::{AgentDesc, Motion};
     use crate::AvoidanceConfig;
 
-    /// Two agents standing face to face in the 1 m corridor of `narrow-alcove`, either side of
-    /// the alcove, each on a rail through the other, already waiting on each other for longer
-    /// than the deadlock time.
-    fn face_to_face(world: &mut World) -> (AgentKey, AgentKey) {
-        let mut add = |from: DVec2, to: DVec2| {
-            let key = world
-                .add_agent(AgentDesc {
-                    position: from,
-                    ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-                })
-                .unwrap();
-            world
-                .set_rail(key, Rail::from_points(&[from, to]).unwrap())
-                .unwrap();
-            world.set_motion(key, Motion::standing(0.0)).unwrap();
-            key
-        };
-        let a = add(DVec2::new(8.6, 0.5), DVec2::new(19.0, 0.5));
-        let b = add(DVec2::new(11.4, 0.5), DVec2::new(1.0, 0.5));
-        (a, b)
-    }
-
-    #[test]
-    fn a_member_whose_turn_it_is_not_spends_no_search_and_keeps_its_rank() {
+    fn narrow_alcove() -> World {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/fixtures/levels/narrow-alcove.json"
         );
         let level = Level::load(path).unwrap();
-        let mut world = World::new(level, AvoidanceConfig::default()).unwrap();
+        World::new(level, AvoidanceConfig::default()).unwrap()
+    }
+
+    /// An agent of radius 0.4 standing at `from` on a straight rail to `to`, wanting to go.
+    fn stander(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
+        let key = world
+            .add_agent(AgentDesc {
+                position: from,
+                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+            })
+            .unwrap();
+        world
+            .set_rail(key, Rail::from_points(&[from, to]).unwrap())
+            .unwrap();
+        world.set_motion(key, Motion::standing(0.0)).unwrap();
+        key
+    }
+
+    /// Two agents standing face to face in the 1 m corridor of `narrow-alcove`, either side of
+    /// the alcove, each on a rail through the other.
+    fn face_to_face(world: &mut World) -> (AgentKey, AgentKey) {
+        let a = stander(world, DVec2::new(8.6, 0.5), DVec2::new(19.0, 0.5));
+        let b = stander(world, DVec2::new(11.4, 0.5), DVec2::new(1.0, 0.5));
+        (a, b)
+    }
+
+    #[test]
+    fn a_member_whose_turn_it_is_not_spends_no_search_and_keeps_its_rank() {
+        let mut world = narrow_alcove();
         let (first, second) = face_to_face(&mut world);
         world.begin_frame(1.0 / 30.0);
         world.agents[first].waiting_on = Some((second, -10.0));
@@ -405,10 +469,59 @@ mod tests {
         world.query(first).unwrap();
         assert_eq!(world.yield_searches, 0);
         assert!(world.agents[first].cannot_yield_until < world.time);
-        let order = world.query(second).unwrap();
-        match order {
+        match world.query(second).unwrap() {
             Order::Reroute { reroute, .. } => assert_eq!(reroute.reason, RerouteReason::Yield),
             other => panic!("expected a yield, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn an_agent_stuck_in_a_jam_is_asked_to_make_way_and_goes_on_to_its_goal_from_the_spot() {
+        // The agent ahead of `first` has waited long on a third, standing agent (a jam, not a
+        // cycle through `first`): `first`, whose bends fail in the corridor, asks it to make
+        // way, and it steps into the alcove, to go on to its own goal from there.
+        let mut world = narrow_alcove();
+        let (first, second) = face_to_face(&mut world);
+        let third = stander(&mut world, DVec2::new(4.0, 0.5), DVec2::new(1.0, 0.5));
+        world.begin_frame(1.0 / 30.0);
+        world.agents[first].waiting_on = Some((second, -10.0));
+        world.agents[second].waiting_on = Some((third, -10.0));
+        assert!(world.stuck_in_a_jam(first, second));
+        world.query(first).unwrap();
+        assert_eq!(world.agents[second].make_way_for, Some(first));
+        match world.query(second).unwrap() {
+            Order::Reroute { rail, reroute } => {
+                assert_eq!(reroute.reason, RerouteReason::Yield);
+                assert!(rail.end().y > 1.0, "into the alcove: {:?}", rail.end());
+            }
+            other => panic!("expected a yield, got {other:?}"),
+        }
+        let second = &world.agents[second];
+        assert_eq!(second.resume_goal, Some(DVec2::new(1.0, 0.5)));
+        assert_eq!(second.made_way_for, None);
+    }
+
+    #[test]
+    fn an_agent_waiting_on_a_walker_or_in_a_cycle_is_not_stuck_in_a_jam() {
+        let mut world = narrow_alcove();
+        let (first, second) = face_to_face(&mut world);
+        let third = stander(&mut world, DVec2::new(4.0, 0.5), DVec2::new(1.0, 0.5));
+        world.begin_frame(1.0 / 30.0);
+        world.agents[first].waiting_on = Some((second, -10.0));
+        // Waiting on `first` itself: a deadlock, which the breaker ranks.
+        world.agents[second].waiting_on = Some((first, -10.0));
+        assert!(!world.stuck_in_a_jam(first, second));
+        // Waiting on the third, whose wait comes back to `first`.
+        world.agents[second].waiting_on = Some((third, -10.0));
+        world.agents[third].waiting_on = Some((first, -10.0));
+        assert!(!world.stuck_in_a_jam(first, second));
+        // Not waiting long enough.
+        world.agents[third].waiting_on = None;
+        world.agents[second].waiting_on = Some((third, world.time - 1.0));
+        assert!(!world.stuck_in_a_jam(first, second));
+        // Waiting for an agent that walks (a flow it takes its turn in).
+        world.agents[second].waiting_on = Some((third, -10.0));
+        world.set_motion(third, Motion::moving(0.0, 1.4)).unwrap();
+        assert!(!world.stuck_in_a_jam(first, second));
     }
 }

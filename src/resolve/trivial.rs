@@ -593,9 +593,17 @@ fn decide_standing(
             return world.resume_from_yield(key, goal);
         }
         if let Some(head) = agent.make_way_for {
-            return world.make_way(key, head, candidates, samples);
+            if let Some(decision) = world.make_way(key, head, candidates, samples) {
+                return decision;
+            }
         }
         return Decision::new(Order::Continue);
+    }
+    // Asked to make way while stuck in a jam: it steps aside first (within the search budget).
+    if let Some(head) = agent.make_way_for {
+        if let Some(decision) = world.make_way(key, head, candidates, samples) {
+            return decision;
+        }
     }
     if world.time - agent.last_stop_time < config.reversal_hold {
         // Still waiting on whoever it stopped for.
@@ -745,9 +753,9 @@ fn decide_standing(
                     return found.into_decision(collision);
                 }
             }
-            // Nothing gets past an agent with nowhere to go that it has waited on for the
-            // deadlock time: it asks that agent to make way.
-            if !collider.wants_to_move()
+            // Nothing gets past an agent with nowhere to go, or one stuck in a jam, that it
+            // has waited on for the deadlock time: it asks that agent to make way.
+            if (!collider.wants_to_move() || world.stuck_in_a_jam(key, collision.collider))
                 && agent.waiting_on.is_some_and(|(k, since)| {
                     k == collision.collider && world.time - since >= config.deadlock_time
                 })
