@@ -179,8 +179,12 @@ impl World {
         let grow = 1.0 + hysteresis.inflation;
         let from = agent.position();
         let mesh = self.level().navmesh();
-        // The other members' ways, as polylines (quarter-radius chords), with their clearance.
-        let ways: Vec<(Vec<DVec2>, f64)> = cycle
+        // Spots lie within this distance of the agent.
+        let outer_ring = YIELD_RINGS as f64 * RING_STEP_RADII * radius;
+        // The other members' ways, as polylines (quarter-radius chords), with their clearance;
+        // only the chords that pass within reach of a spot (a way across the level is hundreds
+        // of chords, tested against each of the ~1,900 ring points).
+        let ways: Vec<(Vec<(DVec2, DVec2)>, f64)> = cycle
             .iter()
             .filter(|&&k| k != key)
             .filter_map(|&k| {
@@ -191,24 +195,30 @@ impl World {
                 let clearance = (radius + other.desc().radius + 2.0 * margin) * grow;
                 let s0 = other.motion().s;
                 let count = ((rail.length() - s0) / (0.25 * radius)).ceil().max(1.0) as usize;
-                let points = (0..=count)
+                let points: Vec<DVec2> = (0..=count)
                     .map(|i| rail.position(s0 + (rail.length() - s0) * i as f64 / count as f64))
                     .collect();
-                Some((points, clearance))
+                let chords = points
+                    .windows(2)
+                    .map(|w| (w[0], w[1]))
+                    .filter(|&(a, b)| {
+                        closest_on_segment(from, a, b).0.distance(from) < outer_ring + clearance
+                    })
+                    .collect();
+                Some((chords, clearance))
             })
             .collect();
         let off_the_ways = |p: DVec2| {
-            ways.iter().all(|(points, clearance)| {
-                points.windows(2).all(|w| {
-                    let (q, _) = closest_on_segment(p, w[0], w[1]);
+            ways.iter().all(|(chords, clearance)| {
+                chords.iter().all(|&(a, b)| {
+                    let (q, _) = closest_on_segment(p, a, b);
                     q.distance(p) >= *clearance
                 })
             })
         };
         // The agents that could stand on a spot: those within the outer ring's reach, from the
         // broad-phase grid (all agents each time was the cost of a yield in a 1,000-agent crowd).
-        let reach =
-            YIELD_RINGS as f64 * RING_STEP_RADII * radius + radius + self.max_radius + 2.0 * margin;
+        let reach = outer_ring + radius + self.max_radius + 2.0 * margin;
         candidates.clear();
         self.grid.near(from, reach, candidates);
         let neighbours: Vec<(DVec2, f64)> = candidates
