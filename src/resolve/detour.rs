@@ -95,6 +95,30 @@ impl Grid {
         (i < self.width && j < self.height).then_some(j * self.width + i)
     }
 
+    /// For each cell, whether its centre is closer than `d` to the centre `q` of some disc
+    /// `(q, d)`: each disc tests only the cells of its bounding box (the same test as against
+    /// every cell, so the same answer).
+    fn within_discs(&self, discs: &[(DVec2, f64)]) -> Vec<bool> {
+        let mut inside = vec![false; self.width * self.height];
+        for &(q, d) in discs {
+            // Cells whose centre (origin + (i + 0.5) cell) may lie within d of q.
+            let span = |c: f64, origin: f64, count: usize| {
+                let first = ((c - d - origin) / self.cell - 0.5).floor().max(0.0) as usize;
+                let last = ((c + d - origin) / self.cell - 0.5).ceil().max(0.0) as usize;
+                first..=last.min(count - 1)
+            };
+            for j in span(q.y, self.origin.y, self.height) {
+                for i in span(q.x, self.origin.x, self.width) {
+                    let index = j * self.width + i;
+                    if !inside[index] && self.centre(index).distance(q) < d {
+                        inside[index] = true;
+                    }
+                }
+            }
+        }
+        inside
+    }
+
     /// Whether the straight segment `a → b` crosses only free cells (sampled every quarter
     /// cell).
     fn segment_is_free(&self, a: DVec2, b: DVec2) -> bool {
@@ -308,7 +332,15 @@ impl World {
             height,
             free: Vec::with_capacity(width * height),
         };
+        // Cells kept out of by a standing agent (testing every cell against every blocker
+        // was most of a frame once a 1,000-agent crowd had hundreds of agents standing in the
+        // window: tradeshow-1000, `perf`).
+        let blocked = grid.within_discs(&blockers);
         for index in 0..width * height {
+            if blocked[index] {
+                grid.free.push(false);
+                continue;
+            }
             let p = grid.centre(index);
             // A quarter cell more than the radius from walls, so the straight runs between
             // cell centres keep the radius.
@@ -319,10 +351,8 @@ impl World {
             } else {
                 radius + 0.25 * cell
             };
-            let free = mesh.contains(p)
-                && mesh.wall_distance(p) >= clearance
-                && blockers.iter().all(|(q, d)| p.distance(*q) >= *d);
-            grid.free.push(free);
+            grid.free
+                .push(mesh.contains(p) && mesh.wall_distance(p) >= clearance);
         }
         let start = grid.index_of(from)?;
         grid.free[start] = true;
@@ -423,6 +453,27 @@ mod tests {
             height,
             free: vec![true; width * height],
         }
+    }
+
+    #[test]
+    fn discs_stamped_by_bounding_box_are_the_cells_every_disc_covers() {
+        let mut grid = open_grid(37, 23);
+        grid.origin = DVec2::new(-3.2, 1.7);
+        grid.cell = 0.21;
+        let discs = [
+            (DVec2::new(-1.0, 3.0), 0.9),
+            (DVec2::new(-3.5, 1.5), 0.5),
+            (DVec2::new(4.7, 6.4), 1.3),
+            (DVec2::new(9.0, 9.0), 0.4),
+            (DVec2::new(0.0, 2.5), 0.21),
+        ];
+        let stamped = grid.within_discs(&discs);
+        for (index, &inside) in stamped.iter().enumerate() {
+            let p = grid.centre(index);
+            let brute = discs.iter().any(|&(q, d)| p.distance(q) < d);
+            assert_eq!(inside, brute, "cell {index} at {p:?}");
+        }
+        assert!(stamped.iter().any(|&b| b) && !stamped.iter().all(|&b| b));
     }
 
     #[test]
