@@ -669,7 +669,7 @@ fn decide_standing(
         // Another member looks for a spot on its own query (the deadlock is being broken):
         // this one waits, without spending the frame's search budget or losing its rank. It
         // used to count as a failed search: members queried before the one whose turn it was
-        // used up the budget of two, and were passed over as if they had found no spot.
+        // used up the frame's budget, and were passed over as if they had found no spot.
         DeadlockOutcome::NotItsTurn => {
             decision.bend_failed = true;
             return decision;
