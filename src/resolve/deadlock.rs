@@ -37,8 +37,8 @@ const MAX_CYCLE: usize = 16;
 /// Rings tried around the yielding agent for a yield spot (out to 24 × 0.5 = 12 radii).
 const YIELD_RINGS: usize = 24;
 
-/// Yield-spot searches allowed per frame in the whole world (each costs up to a millisecond
-/// or so in a dense crowd); the agents over the budget look on a later frame. Four since agents
+/// Yield-spot searches allowed per frame in the whole world (each can cost milliseconds in a
+/// dense crowd); the agents over the budget look on a later frame. Four since agents
 /// stuck in a jam make way too (two served tradeshow-1000's ~380 queue heads too slowly: 202
 /// arrivals against 230, at no higher cost per frame once the spots tested only the nearby
 /// chords of the other agents' ways; docs/PERFORMANCE.md, "Real levels").
