@@ -336,8 +336,8 @@ impl World {
         // was most of a frame once a 1,000-agent crowd had hundreds of agents standing in the
         // window: tradeshow-1000, `perf`).
         let blocked = grid.within_discs(&blockers);
-        for index in 0..width * height {
-            if blocked[index] {
+        for (index, &blocked) in blocked.iter().enumerate() {
+            if blocked {
                 grid.free.push(false);
                 continue;
             }
