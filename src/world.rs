@@ -64,8 +64,8 @@ pub struct Agent {
     pub(crate) cannot_yield_until: f64,
     /// Set when it yields out of a deadlock: the goal it goes on to from the yield spot.
     pub(crate) resume_goal: Option<DVec2>,
-    /// An agent with nowhere to go asked to make way: the agent waiting on it that no bend or
-    /// detour gets past.
+    /// Asked to make way (it has nowhere to go, or is stuck in a jam): the agent waiting on it
+    /// that no bend or detour gets past.
     pub(crate) make_way_for: Option<AgentKey>,
     /// It stepped aside for this agent, at this time (world clock, seconds): it goes back once
     /// that agent's way no longer passes its spot.

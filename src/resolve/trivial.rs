@@ -334,7 +334,8 @@ pub(super) struct Decision {
     pub searched_detour: bool,
     /// A standing agent tried to bend its rail (it counts against the per-frame budget).
     pub searched_bend: bool,
-    /// Ask this agent, which has nowhere to go, to make way for the deciding one.
+    /// Ask this agent (it has nowhere to go, or is stuck in a jam) to make way for the
+    /// deciding one.
     pub ask_way_of: Option<AgentKey>,
     /// The deciding agent (with nowhere to go) was asked to make way and answered.
     pub answered_way: bool,
