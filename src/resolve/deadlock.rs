@@ -488,17 +488,24 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_agent_stuck_in_a_jam_is_asked_to_make_way_and_goes_on_to_its_goal_from_the_spot() {
-        // The agent ahead of `first` has waited long on a third, standing agent (a jam, not a
-        // cycle through `first`): `first`, whose bends fail in the corridor, asks it to make
-        // way, and it steps into the alcove, to go on to its own goal from there.
+    /// [`face_to_face`] with a third agent standing behind the first, on the second's way:
+    /// the first has waited long on the second, which has waited long on the third.
+    fn jam() -> (World, AgentKey, AgentKey, AgentKey) {
         let mut world = narrow_alcove();
         let (first, second) = face_to_face(&mut world);
         let third = stander(&mut world, DVec2::new(4.0, 0.5), DVec2::new(1.0, 0.5));
         world.begin_frame(1.0 / 30.0);
         world.agents[first].waiting_on = Some((second, -10.0));
         world.agents[second].waiting_on = Some((third, -10.0));
+        (world, first, second, third)
+    }
+
+    #[test]
+    fn an_agent_stuck_in_a_jam_is_asked_to_make_way_and_goes_on_to_its_goal_from_the_spot() {
+        // The agent ahead of `first` has waited long on a third, standing agent (a jam, not a
+        // cycle through `first`): `first`, whose bends fail in the corridor, asks it to make
+        // way, and it steps into the alcove, to go on to its own goal from there.
+        let (mut world, first, second, _) = jam();
         assert!(world.stuck_in_a_jam(first, second));
         world.query(first).unwrap();
         assert_eq!(world.agents[second].make_way_for, Some(first));
@@ -516,11 +523,7 @@ mod tests {
 
     #[test]
     fn an_agent_waiting_on_a_walker_or_in_a_cycle_is_not_stuck_in_a_jam() {
-        let mut world = narrow_alcove();
-        let (first, second) = face_to_face(&mut world);
-        let third = stander(&mut world, DVec2::new(4.0, 0.5), DVec2::new(1.0, 0.5));
-        world.begin_frame(1.0 / 30.0);
-        world.agents[first].waiting_on = Some((second, -10.0));
+        let (mut world, first, second, third) = jam();
         // Waiting on `first` itself: a deadlock, which the breaker ranks.
         world.agents[second].waiting_on = Some((first, -10.0));
         assert!(!world.stuck_in_a_jam(first, second));

@@ -593,18 +593,16 @@ fn decide_standing(
             }
             return world.resume_from_yield(key, goal);
         }
-        if let Some(head) = agent.make_way_for {
-            if let Some(decision) = world.make_way(key, head, candidates, samples) {
-                return decision;
-            }
-        }
-        return Decision::new(Order::Continue);
     }
-    // Asked to make way while stuck in a jam: it steps aside first (within the search budget).
+    // Asked to make way (with nowhere to go, or stuck in a jam): it steps aside first, within
+    // the frame's search budget.
     if let Some(head) = agent.make_way_for {
         if let Some(decision) = world.make_way(key, head, candidates, samples) {
             return decision;
         }
+    }
+    if !agent.wants_to_move() {
+        return Decision::new(Order::Continue);
     }
     if world.time - agent.last_stop_time < config.reversal_hold {
         // Still waiting on whoever it stopped for.
