@@ -731,7 +731,7 @@ mod tests {
         .unwrap();
         let mesh = level.navmesh();
         let mut rng = crate::sim::SplitMix64::new(11);
-        let mut point = |rng: &mut crate::sim::SplitMix64| loop {
+        let point = |rng: &mut crate::sim::SplitMix64| loop {
             let p = DVec2::new(rng.unit() * 20.0, rng.unit() * 20.0);
             if mesh.contains(p) && mesh.wall_distance(p) > 0.3 {
                 return p;
