@@ -147,6 +147,17 @@ impl AgentGrid {
 
     /// Append to `out` every agent whose cell meets the square of half-side `reach` around
     /// `centre`, in row-major cell order then index order.
+    /// Whether [`AgentGrid::near`] for `centre` and `reach` lists agent `index` (as numbered
+    /// at the last rebuild), without listing the others.
+    pub fn lists(&self, index: usize, centre: DVec2, reach: f64) -> bool {
+        let (Some(rect), Some(&cell)) = (self.cells_near(centre, reach), self.cell_of.get(index))
+        else {
+            return false;
+        };
+        let (x, y) = (cell as usize % self.columns, cell as usize / self.columns);
+        (rect.x0..=rect.x1).contains(&x) && (rect.y0..=rect.y1).contains(&y)
+    }
+
     pub fn near(&self, centre: DVec2, reach: f64, out: &mut Vec<u32>) {
         let Some(CellRect { x0, y0, x1, y1 }) = self.cells_near(centre, reach) else {
             return;
@@ -190,5 +201,35 @@ mod tests {
         // The point outside the rectangle sits in the top-left border cell.
         grid.near(DVec2::new(0.5, 10.0), 0.1, &mut out);
         assert_eq!(out, vec![3]);
+    }
+
+    #[test]
+    fn lists_answers_as_near_does() {
+        let mut rng = crate::sim::SplitMix64::new(5);
+        let points: Vec<DVec2> = (0..200)
+            .map(|_| DVec2::new(rng.unit() * 24.0 - 2.0, rng.unit() * 24.0 - 2.0))
+            .collect();
+        let mut grid = AgentGrid::default();
+        grid.rebuild(
+            DVec2::ZERO,
+            DVec2::new(20.0, 20.0),
+            3.0,
+            points.iter().copied(),
+        );
+        let mut out = Vec::new();
+        for _ in 0..200 {
+            let centre = DVec2::new(rng.unit() * 24.0 - 2.0, rng.unit() * 24.0 - 2.0);
+            let reach = rng.unit() * 8.0;
+            out.clear();
+            grid.near(centre, reach, &mut out);
+            for index in 0..points.len() {
+                assert_eq!(
+                    grid.lists(index, centre, reach),
+                    out.contains(&(index as u32)),
+                    "{index} {centre:?} {reach}"
+                );
+            }
+        }
+        assert!(!grid.lists(points.len(), DVec2::ZERO, 100.0));
     }
 }
