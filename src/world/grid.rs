@@ -145,8 +145,6 @@ impl AgentGrid {
         self.cell_of.get(index).map(|&c| c as usize)
     }
 
-    /// Append to `out` every agent whose cell meets the square of half-side `reach` around
-    /// `centre`, in row-major cell order then index order.
     /// Whether [`AgentGrid::near`] for `centre` and `reach` lists agent `index` (as numbered
     /// at the last rebuild), without listing the others.
     pub fn lists(&self, index: usize, centre: DVec2, reach: f64) -> bool {
@@ -158,6 +156,8 @@ impl AgentGrid {
         (rect.x0..=rect.x1).contains(&x) && (rect.y0..=rect.y1).contains(&y)
     }
 
+    /// Append to `out` every agent whose cell meets the square of half-side `reach` around
+    /// `centre`, in row-major cell order then index order.
     pub fn near(&self, centre: DVec2, reach: f64, out: &mut Vec<u32>) {
         let Some(CellRect { x0, y0, x1, y1 }) = self.cells_near(centre, reach) else {
             return;
