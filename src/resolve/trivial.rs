@@ -620,10 +620,14 @@ fn decide_standing(
         samples,
     );
     // A start blocked only by agents standing far enough ahead goes too (see
-    // `far_standing_blocker`).
+    // `far_standing_blocker`). Only when the start check's first blocker stands: when it moves
+    // (every `Wait`, and a `Blocked` by a mover), the far-start test's check against the
+    // movers is that same sweep over fewer agents and meets it too, so the test fails; it is
+    // not run (its plain sweep was a sixth of a standing crowd's frame, plaza 1,000).
     let verdict = match verdict {
-        StartVerdict::Wait { .. } | StartVerdict::Blocked { .. }
-            if far_standing_blocker(world, key, rail, motion.s, candidates, samples) =>
+        StartVerdict::Blocked { blocker }
+            if !world.agents[blocker].plan.moves()
+                && far_standing_blocker(world, key, rail, motion.s, candidates, samples) =>
         {
             StartVerdict::Go
         }
@@ -1262,6 +1266,90 @@ mod tests {
         assert!(beyond(DVec2::X, 0.0));
         assert!(beyond(DVec2::ZERO, -1.0));
         assert!(!beyond(DVec2::X, f64::NAN));
+    }
+
+    /// What `decide_standing` relies on to skip the far-start test: when the start check's
+    /// first blocker moves, the test fails. Random crowds round a standing agent on an open
+    /// field: walkers at any speed and heading, and agents standing.
+    #[test]
+    fn the_far_start_test_fails_whenever_the_start_check_is_blocked_by_a_mover() {
+        use crate::level::Level;
+        use crate::world::{AgentDesc, Motion};
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/levels/open-field.json"
+        );
+        let level = Arc::new(Level::load(path).unwrap());
+        let mut rng = crate::sim::SplitMix64::new(17);
+        let (mut by_movers, mut by_standers, mut far) = (0, 0, 0);
+        for _ in 0..400 {
+            let mut world = World::new(level.clone(), crate::AvoidanceConfig::default()).unwrap();
+            let at = DVec2::new(10.0, 15.0);
+            // None where it would overlap an agent already there.
+            let add = |world: &mut World, from: DVec2, to: DVec2, motion: Motion| {
+                let desc = AgentDesc {
+                    position: from,
+                    ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
+                };
+                let key = world.add_agent(desc).ok()?;
+                world
+                    .set_rail(key, Rail::from_points(&[from, to]).unwrap())
+                    .unwrap();
+                world.set_motion(key, motion).unwrap();
+                Some(key)
+            };
+            let start = Motion::standing(0.0);
+            let key = add(&mut world, at, at + DVec2::new(12.0, 0.0), start).unwrap();
+            for _ in 0..6 {
+                let from = at + DVec2::new(rng.unit() * 16.0 - 4.0, rng.unit() * 12.0 - 6.0);
+                if from.distance(at) < 1.0 {
+                    continue;
+                }
+                let heading = DVec2::from_angle(rng.unit() * std::f64::consts::TAU);
+                let to = from + heading * 8.0;
+                if to.min_element() < 1.0 || to.max_element() > 29.0 {
+                    continue;
+                }
+                let motion = if rng.unit() < 0.6 {
+                    Motion::moving(0.0, if rng.unit() < 0.5 { 0.8 } else { 1.4 })
+                } else {
+                    Motion::standing(0.0)
+                };
+                add(&mut world, from, to, motion);
+            }
+            world.begin_frame(1.0 / 30.0);
+            world.ensure_grid();
+            let rail = world.agents[key].rail_shared().unwrap().clone();
+            let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+            let hysteresis = Hysteresis::resume(world.config());
+            let verdict = start_verdict(
+                &world,
+                key,
+                &rail,
+                0.0,
+                hysteresis,
+                &mut candidates,
+                &mut samples,
+            );
+            let blocker = match verdict {
+                StartVerdict::Go => continue,
+                StartVerdict::Wait { blocker, .. } | StartVerdict::Blocked { blocker } => blocker,
+            };
+            let far_start =
+                far_standing_blocker(&world, key, &rail, 0.0, &mut candidates, &mut samples);
+            if world.agents[blocker].plan.moves() {
+                by_movers += 1;
+                assert!(!far_start, "{verdict:?}");
+            } else {
+                by_standers += 1;
+                far += usize::from(far_start);
+            }
+        }
+        // Each case occurs, so the property is tested.
+        assert!(
+            by_movers > 30 && by_standers > 30 && far > 0,
+            "{by_movers} {by_standers} {far}"
+        );
     }
 
     #[test]
