@@ -154,17 +154,21 @@ pub(crate) fn reconnection_s(
     let end = max_s.min(rail.length());
     let step = step.max(0.05);
     let cos_max = min_degrees.to_radians().cos();
-    // Points within `open` of the avoidance point are seen from it without a check: the
-    // segment lies in the disc of that radius round it, which holds no wall point nearer
-    // than the clearance asked (the wall distance is 1-Lipschitz) and no boundary to cross,
-    // the avoidance point being on the mesh. Exact, with `DISC_SLACK` for rounding. (The
-    // segment checks, a raycast and a wall walk each, were an eighth of the update in the
-    // bends of standing crowds on `plaza`.)
-    let open = if mesh.contains(ap.point) {
-        mesh.wall_distance(ap.point) - (clearance - CLEARANCE_SLACK) - DISC_SLACK
+    // Lines seen without the full check (a raycast and a wall walk each, an eighth of the
+    // update in the bends of standing crowds on `plaza`), by bounds on the wall distance,
+    // which is 1-Lipschitz; exact, with `DISC_SLACK` for rounding, and kept above zero so that
+    // no wall touches the line, which therefore stays on the mesh with the avoidance point:
+    // - within `open` of the avoidance point, the line lies in a disc round it that keeps the
+    //   clearance from every wall;
+    // - further, a point of the line is `u` from the avoidance point and `length - u` from
+    //   the rail point `r`, so its wall distance is at least (d(ap) + d(r) - length) / 2.
+    let needed = (clearance - CLEARANCE_SLACK).max(0.0) + DISC_SLACK;
+    let ap_wall = if mesh.contains(ap.point) {
+        mesh.wall_distance(ap.point)
     } else {
         f64::NEG_INFINITY
     };
+    let open = ap_wall - needed;
     let mut best = None;
     let mut s = s_from + step;
     loop {
@@ -173,7 +177,10 @@ pub(crate) fn reconnection_s(
         let to = r - ap.point;
         let length = to.length();
         if length > 1e-6 {
-            if length > open && !segment_is_clear(mesh, ap.point, r, clearance) {
+            let seen = length <= open
+                || 0.5 * (ap_wall + mesh.wall_distance(r) - length) >= needed
+                || segment_is_clear(mesh, ap.point, r, clearance);
+            if !seen {
                 break;
             }
             let cos = to.dot(ap.tangent) / length;
@@ -738,12 +745,17 @@ mod tests {
             }
         };
         let (mut reconnections, mut on_mesh, mut off_mesh) = (0, 0, 0);
-        for _ in 0..300 {
+        for round in 0..300 {
             let points = [point(&mut rng), point(&mut rng), point(&mut rng)];
             let Ok(rail) = Rail::from_points(&points) else {
                 continue;
             };
-            let clearance = 0.2 + rng.unit() * 0.4;
+            // Now and then less than the slack (an agent already touching a wall).
+            let clearance = if round % 10 == 0 {
+                0.0005
+            } else {
+                0.2 + rng.unit() * 0.4
+            };
             // Every segment checked, up to the first hidden point.
             let ap = AvoidancePoint {
                 point: point(&mut rng),
