@@ -11,6 +11,10 @@
 //!   40,000 m² walkable, both at 0.25 agents per walkable m² (the scaling check: ns per agent at
 //!   10,000 against 1,000 at the same density).
 //!
+//! And `world_rails_given/<level>/<agents>` (`plaza/1000`, `city/10000`): the first frame, every
+//! agent standing at its start with its rail just given, so that every query checks its rail's
+//! end against the spots the others take (the shared-destination check).
+//!
 //! A case is set up (placement, warm-up) only when criterion's filter selects it, e.g.
 //! `cargo bench --bench world -- world_update/city/` runs the 10,000-agent case alone. The bench
 //! prints the agents' states after the warm-up and the world's memory per agent for each case.
@@ -141,5 +145,60 @@ fn bench_world_update(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_world_update);
+/// The first frame of a crowd: every agent has just been given its rail, so every query checks
+/// its rail's end against the spots the others take (`world_rails_given/<level>/<agents>`).
+/// A world with the agents placed, standing, and their rails given (not timed).
+fn rails_given(level_name: &str, agents: usize) -> World {
+    let options = PlacementOptions {
+        agents,
+        seed: 1,
+        ..PlacementOptions::default()
+    };
+    let scenario = Scenario::random(
+        &format!("{level_name}-{agents}"),
+        level(level_name),
+        &options,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let sim = Simulation::new(&scenario).expect("the world takes every agent");
+    let mut world = sim.world().clone();
+    for a in sim.agents() {
+        if let Some(rail) = &a.rail {
+            world.set_rail(a.key, rail.clone()).expect("a planned rail");
+            world
+                .set_motion(a.key, Motion::standing(0.0))
+                .expect("at its start");
+        }
+    }
+    world
+}
+
+fn bench_rails_given(c: &mut Criterion) {
+    let mut group = c.benchmark_group("world_rails_given");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    for (level_name, agents) in [("plaza", 1_000), ("city", 10_000)] {
+        let mut state: Option<World> = None;
+        let mut orders = Vec::with_capacity(agents);
+        group.throughput(Throughput::Elements(agents as u64));
+        group.bench_function(BenchmarkId::new(level_name, agents), |b| {
+            let world = state.get_or_insert_with(|| rails_given(level_name, agents));
+            b.iter_batched(
+                || world.clone(),
+                |mut world| {
+                    world.begin_frame(1.0 / 30.0);
+                    world.query_all(&mut orders);
+                    black_box(orders.len());
+                    world
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_world_update, bench_rails_given);
 criterion_main!(benches);

@@ -13,6 +13,10 @@ pub(crate) const RING_STEP_RADII: f64 = 0.5;
 /// Rings tried around a point (out to 24 × 0.5 = 12 radii).
 const FREE_SPOT_RINGS: usize = 24;
 
+/// Slack of the index queries, metres: covers an agent's position moving by rounding since the
+/// broad phase placed it (a rail rewritten under it starts where it stands, to the last bits).
+const INDEX_SLACK: f64 = 1e-6;
+
 impl World {
     /// Whether a disc of `radius` at `point` overlaps (with the margin on both) a spot taken by
     /// another agent than `key`: where it stands with nowhere to go, or the end of its rail if
@@ -25,28 +29,65 @@ impl World {
         radius: f64,
     ) -> bool {
         let margin = self.config().margin;
-        self.taken_spots(key, serial)
-            .any(|(spot, r)| spot.distance(point) < radius + r + 2.0 * margin)
+        let reach = radius + self.max_radius + 2.0 * margin;
+        self.any_taken_spot_near(key, serial, point, reach, |spot, r| {
+            spot.distance(point) < radius + r + 2.0 * margin
+        })
+    }
+
+    /// Whether `hit` holds for some spot taken against `key` and `serial` (see
+    /// [`World::spot_is_taken`]), with the radius of its agent, among those within `reach` of
+    /// `centre`; spots further out may be offered too. Through the broad phase's grid (agents
+    /// where they are) and the index of rail ends when it is current for this broad phase
+    /// (`World::ensure_spots`), else over every agent.
+    fn any_taken_spot_near(
+        &self,
+        key: AgentKey,
+        serial: u64,
+        centre: DVec2,
+        reach: f64,
+        mut hit: impl FnMut(DVec2, f64) -> bool,
+    ) -> bool {
+        if self.grid_dirty || !self.spots.is_current(self.grid_generation) {
+            return self.taken_spots(key, serial).any(|(spot, r)| hit(spot, r));
+        }
+        // Each agent is offered with its spot as it is now: the one where it stands is found
+        // through the grid of positions, the one at its rail's end through the index of ends
+        // (or its list of rails rewritten since); an agent may be offered twice.
+        let reach = reach + INDEX_SLACK;
+        let mut offer = |slot: usize| {
+            let other_key = self.dense[slot];
+            self.taken_spot(key, serial, other_key)
+                .is_some_and(|(spot, r)| hit(spot, r))
+        };
+        self.grid.any_near(centre, reach, &mut offer) || self.spots.any_near(centre, reach, offer)
+    }
+
+    /// The spot `other_key` takes against `key`'s rail of `serial` (see
+    /// [`World::spot_is_taken`]), with its radius.
+    fn taken_spot(&self, key: AgentKey, serial: u64, other_key: AgentKey) -> Option<(DVec2, f64)> {
+        if other_key == key {
+            return None;
+        }
+        let other = &self.agents[other_key];
+        let spot = match other.rail() {
+            Some(rail) if other.wants_to_move() => {
+                if other.rail_serial >= serial {
+                    return None;
+                }
+                rail.end()
+            }
+            _ => other.position(),
+        };
+        Some((spot, other.desc().radius))
     }
 
     /// The spots taken by agents other than `key` (see [`World::spot_is_taken`]), with the
-    /// radius of the agent taking each.
+    /// radius of the agent taking each: every agent, in key order.
     fn taken_spots(&self, key: AgentKey, serial: u64) -> impl Iterator<Item = (DVec2, f64)> + '_ {
-        self.agents.iter().filter_map(move |(other_key, other)| {
-            if other_key == key {
-                return None;
-            }
-            let spot = match other.rail() {
-                Some(rail) if other.wants_to_move() => {
-                    if other.rail_serial >= serial {
-                        return None;
-                    }
-                    rail.end()
-                }
-                _ => other.position(),
-            };
-            Some((spot, other.desc().radius))
-        })
+        self.agents
+            .keys()
+            .filter_map(move |other_key| self.taken_spot(key, serial, other_key))
     }
 
     /// The rail of `key` from arclength `s` with its end moved to the nearest free spot, and
@@ -73,14 +114,17 @@ impl World {
         }
         let mesh = self.level().navmesh();
         let step = RING_STEP_RADII * radius;
-        // Only the taken spots the rings can reach matter: gather them once (O(n)), so each
-        // ring point costs little whatever the number of agents.
+        // Only the taken spots the rings can reach matter: gather them once, so each ring point
+        // costs little whatever the number of agents.
         let margin = self.config().margin;
         let search = FREE_SPOT_RINGS as f64 * step + radius + self.max_radius + 2.0 * margin;
-        let nearby: Vec<(DVec2, f64)> = self
-            .taken_spots(key, serial)
-            .filter(|(spot, _)| spot.distance(end) <= search)
-            .collect();
+        let mut nearby: Vec<(DVec2, f64)> = Vec::new();
+        self.any_taken_spot_near(key, serial, end, search, |spot, r| {
+            if spot.distance(end) <= search {
+                nearby.push((spot, r));
+            }
+            false
+        });
         let taken = |p: DVec2| {
             nearby
                 .iter()
@@ -144,4 +188,90 @@ fn move_end(world: &World, rail: &Rail, s: f64, spot: DVec2, radius: f64) -> Opt
         segments.push(curve);
     }
     Rail::new(segments).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::Level;
+    use crate::world::{AgentDesc, Motion};
+    use crate::AvoidanceConfig;
+    use std::sync::Arc;
+
+    /// The index of rail ends answers as the scan over every agent does: random crowds on an
+    /// open field, agents standing idle or on rails ending near each other, before and after
+    /// some rails are rewritten within the frame.
+    #[test]
+    fn the_index_of_rail_ends_answers_as_the_scan_of_every_agent() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/levels/open-field.json"
+        );
+        let level = Arc::new(Level::load(path).unwrap());
+        let mut rng = crate::sim::SplitMix64::new(23);
+        let point = |rng: &mut crate::sim::SplitMix64| {
+            DVec2::new(2.0 + rng.unit() * 26.0, 2.0 + rng.unit() * 26.0)
+        };
+        let (mut taken, mut free) = (0, 0);
+        for _ in 0..40 {
+            let mut world = World::new(level.clone(), AvoidanceConfig::default()).unwrap();
+            let mut keys = Vec::new();
+            for _ in 0..60 {
+                let desc = AgentDesc {
+                    position: point(&mut rng),
+                    ..AgentDesc::from_radius(0.2 + rng.unit() * 0.3)
+                };
+                let Ok(key) = world.add_agent(desc) else {
+                    continue;
+                };
+                // Two in three get a rail, ending near the middle (ends that crowd).
+                if rng.unit() < 0.67 {
+                    let end = DVec2::new(15.0, 15.0) + (point(&mut rng) - 15.0) * 0.3;
+                    let start = world.agent(key).unwrap().position();
+                    if let Ok(rail) = Rail::from_points(&[start, end]) {
+                        world.set_rail(key, rail).unwrap();
+                        world.set_motion(key, Motion::standing(0.0)).unwrap();
+                    }
+                }
+                keys.push(key);
+            }
+            world.begin_frame(1.0 / 30.0);
+            world.ensure_spots();
+            let mut compare = |world: &World, rng: &mut crate::sim::SplitMix64| {
+                for _ in 0..50 {
+                    let key = keys[(rng.unit() * keys.len() as f64) as usize % keys.len()];
+                    let serial = world.agents[key].rail_serial + (rng.unit() * 3.0) as u64;
+                    let at = DVec2::new(15.0, 15.0) + (point(rng) - 15.0) * 0.4;
+                    let radius = 0.2 + rng.unit() * 0.3;
+                    let margin = world.config().margin;
+                    let scan = world
+                        .taken_spots(key, serial)
+                        .any(|(spot, r)| spot.distance(at) < radius + r + 2.0 * margin);
+                    assert_eq!(world.spot_is_taken(key, serial, at, radius), scan, "{at:?}");
+                    if scan {
+                        taken += 1;
+                    } else {
+                        free += 1;
+                    }
+                }
+            };
+            assert!(world.spots.is_current(world.grid_generation));
+            compare(&world, &mut rng);
+            // Rails rewritten within the frame (as a reroute does): new ends elsewhere.
+            for &key in keys.iter().take(10) {
+                let Some(old) = world.agents[key].rail().cloned() else {
+                    continue;
+                };
+                let end = point(&mut rng);
+                if let Ok(rail) = Rail::from_points(&[old.start(), end]) {
+                    world.agents[key].rail = Some(Arc::new(rail));
+                    let slot = world.agents[key].slot as usize;
+                    world.spots.mark_moved(slot);
+                }
+            }
+            assert!(world.spots.is_current(world.grid_generation));
+            compare(&world, &mut rng);
+        }
+        assert!(taken > 200 && free > 200, "{taken} {free}");
+    }
 }

@@ -172,6 +172,11 @@ impl World {
             let agent = &self.agents[key];
             !agent.invalid_motion && agent.rail().is_some() && !agent.destination_checked
         };
+        if checks_destination {
+            // The index of rail ends, once in a frame that checks destinations (a frame where
+            // every agent gets its rail checks them all).
+            self.ensure_spots();
+        }
         let mut decision = decide(self, key, &mut candidates, &mut samples);
         decision.checked_destination |= checks_destination;
         self.scratch_candidates = candidates;
@@ -314,7 +319,12 @@ impl World {
         }
         agent.last_order = decision.order.kind();
         agent.last_order_time = now;
+        let slot = agent.slot as usize;
         self.refresh(key);
+        if let Order::Reroute { .. } = decision.order {
+            // Its rail's end may have moved: the index of ends looks at it apart.
+            self.spots.mark_moved(slot);
+        }
     }
 }
 

@@ -156,6 +156,26 @@ impl AgentGrid {
         (rect.x0..=rect.x1).contains(&x) && (rect.y0..=rect.y1).contains(&y)
     }
 
+    /// Whether `visit` returns true for some agent whose cell meets the square of half-side
+    /// `reach` around `centre` (the agents [`AgentGrid::near`] lists, in its order), stopping at
+    /// the first; nothing is gathered.
+    pub fn any_near(
+        &self,
+        centre: DVec2,
+        reach: f64,
+        mut visit: impl FnMut(usize) -> bool,
+    ) -> bool {
+        let Some(CellRect { x0, y0, x1, y1 }) = self.cells_near(centre, reach) else {
+            return false;
+        };
+        (y0..=y1).any(|y| {
+            let row = y * self.columns;
+            let a = self.start[row + x0] as usize;
+            let b = self.start[row + x1 + 1] as usize;
+            self.items[a..b].iter().any(|&i| visit(i as usize))
+        })
+    }
+
     /// Append to `out` every agent whose cell meets the square of half-side `reach` around
     /// `centre`, in row-major cell order then index order.
     pub fn near(&self, centre: DVec2, reach: f64, out: &mut Vec<u32>) {

@@ -43,7 +43,9 @@ impl World {
             }
         }
         bytes += self.dense.capacity() * size_of::<AgentKey>();
+        bytes += self.hot.capacity() * size_of::<super::HotAgent>();
         bytes += self.grid.heap_bytes();
+        bytes += self.spots.heap_bytes();
         bytes += self.scratch_candidates.capacity() * size_of::<u32>();
         bytes += self.scratch_samples.capacity() * size_of::<crate::detect::SweepSample>();
         #[cfg(feature = "parallel")]
