@@ -246,6 +246,7 @@ impl Simulation {
     /// Set up a scenario: a world with every agent standing at its start.
     pub fn new(scenario: &Scenario) -> Result<Simulation, WorldError> {
         let mut world = World::new(scenario.level.clone(), scenario.avoidance)?;
+        world.reserve(scenario.agents.len());
         let mut agents = Vec::with_capacity(scenario.agents.len());
         let mut index_of = SecondaryMap::new();
         let mesh = scenario.level.navmesh();
