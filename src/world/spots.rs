@@ -21,7 +21,7 @@ use super::grid::AgentGrid;
 pub(crate) struct SpotIndex {
     /// Each agent's rail end when built (its position when it had no rail).
     ends: AgentGrid,
-    /// The broad-phase generation it was built for (0: never built).
+    /// The broad-phase generation it was built for (0: never built; generations start at 1).
     generation: u64,
     /// Agents whose rail changed since the build: their entries on `ends` are out of date.
     moved: Vec<u32>,
@@ -30,9 +30,9 @@ pub(crate) struct SpotIndex {
 }
 
 impl SpotIndex {
-    /// Whether it was built for the broad phase of `generation`.
+    /// Whether it was built for the broad phase of `generation` (never, before a first build).
     pub fn is_current(&self, generation: u64) -> bool {
-        self.generation == generation
+        self.generation != 0 && self.generation == generation
     }
 
     /// Index `ends` (one per slot) for the broad phase of `generation`, on a grid of `cell`
