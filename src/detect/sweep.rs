@@ -5,6 +5,11 @@ use glam::DVec2;
 
 use super::moving_sphere::{closest_approach, first_contact, Contact};
 use super::trajectory::Trajectory;
+use crate::geometry::closest_on_segment;
+
+/// Slack of [`sweep_pair`]'s pass-over bound, metres: above rounding and the arclength table's
+/// position error (8e-5 m, `rail::arclength`).
+const PASS_SLACK: f64 = 1e-3;
 
 /// One sample of the agent's own sweep: time from now (s), position, arclength.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,16 +136,39 @@ pub fn sweep_pair(
     cutoff: f64,
 ) -> Option<PairContact> {
     let first = samples.first()?;
-    let mut b0 = collider.position(first.t);
+    let start = collider.position(first.t);
     if samples.len() == 1 {
         // The agent does not move: only the collider's motion over... nothing to sweep.
         return None;
     }
+    // Steps where the collider cannot come near are passed over without placing it on its
+    // rail (the bulk of a pair's cost): from the last position placed, at `known` seconds, it
+    // moves at most `speed` m/s (along its rail or its line; a rail's chord is no longer than
+    // its arc, `PASS_SLACK` covering the arclength table's error), and the step's linear motions
+    // keep each centre within the discs its ends are in. Exact: the steps that are swept place
+    // it as before.
+    let speed = collider.plan().max_speed();
+    let mut known = (first.t, start);
+    // Its position at the step's start, if placed.
+    let mut placed = Some(start);
     for (k, pair) in samples.windows(2).enumerate() {
         let (p, q) = (pair[0], pair[1]);
         if p.t > cutoff {
             break;
         }
+        // (A collider that stands is placed for nothing: no test.)
+        if speed > 0.0 {
+            let reach = radii + speed * (q.t - known.0) + PASS_SLACK;
+            let (nearest, _) = closest_on_segment(known.1, p.position, q.position);
+            if nearest.distance_squared(known.1) > reach * reach {
+                placed = None;
+                continue;
+            }
+        }
+        let b0 = match placed {
+            Some(b0) => b0,
+            None => collider.position(p.t),
+        };
         let b1 = collider.position(q.t);
         let da = q.position - p.position;
         let db = b1 - b0;
@@ -161,7 +189,8 @@ pub fn sweep_pair(
                 overlap: ((radii - closest) / radii).clamp(0.0, 1.0),
             });
         }
-        b0 = b1;
+        known = (q.t, b1);
+        placed = Some(b1);
     }
     None
 }
@@ -287,6 +316,109 @@ mod tests {
         // The test means something: contacts happen, and the bound prunes pairs.
         assert!(found > 200, "{found}");
         assert!(dropped > 1000, "{dropped}");
+    }
+
+    /// [`sweep_pair`] as it was before it passed over steps, placing the collider at every
+    /// sample: the reference the pass-over must match exactly.
+    fn sweep_pair_placing_every_step(
+        samples: &[SweepSample],
+        collider: &mut Trajectory<'_>,
+        radii: f64,
+        cutoff: f64,
+    ) -> Option<PairContact> {
+        let first = samples.first()?;
+        let mut b0 = collider.position(first.t);
+        for (k, pair) in samples.windows(2).enumerate() {
+            let (p, q) = (pair[0], pair[1]);
+            if p.t > cutoff {
+                break;
+            }
+            let b1 = collider.position(q.t);
+            let (da, db) = (q.position - p.position, b1 - b0);
+            if let Contact::At(u) = first_contact(p.position, da, b0, db, radii) {
+                let dt = (q.t - p.t).max(1e-12);
+                let time = p.t + u * (q.t - p.t);
+                if time > cutoff {
+                    return None;
+                }
+                let closest = closest_after(samples, collider, k, b0, b1);
+                return Some(PairContact {
+                    time,
+                    agent_position: p.position + da * u,
+                    agent_s: p.s + (q.s - p.s) * u,
+                    agent_velocity: da / dt,
+                    collider_position: b0 + db * u,
+                    collider_velocity: db / dt,
+                    overlap: ((radii - closest) / radii).clamp(0.0, 1.0),
+                });
+            }
+            b0 = b1;
+        }
+        None
+    }
+
+    #[test]
+    fn passing_over_far_steps_finds_the_same_contact_bit_for_bit() {
+        // Agents and colliders on random three-point rails (curves), colliders standing,
+        // walking, starting, or on a straight line at a velocity.
+        let mut rng = crate::sim::SplitMix64::new(29);
+        let mut next = || rng.unit();
+        let (mut found, mut clear) = (0, 0);
+        for round in 0..4000 {
+            let point = |next: &mut dyn FnMut() -> f64| {
+                DVec2::new(next() * 12.0 - 6.0, next() * 12.0 - 6.0)
+            };
+            let (a0, a1, a2) = (point(&mut next), point(&mut next), point(&mut next));
+            let Ok(ra) = Rail::from_points(&[a0, a1, a2]) else {
+                continue;
+            };
+            let mut a = Trajectory::on_rail(&ra, MotionPlan::cruising(next(), 0.5 + next() * 2.0));
+            let mut samples = Vec::new();
+            sample_agent(&mut a, 0.2 + next() * 0.3, 3.5, &mut samples);
+            let (b0, b1, b2) = (point(&mut next), point(&mut next), point(&mut next));
+            let Ok(rb) = Rail::from_points(&[b0, b1, b2]) else {
+                continue;
+            };
+            let plan = match round % 4 {
+                0 => MotionPlan::standing(next()),
+                1 => MotionPlan::cruising(next(), next() * 2.6),
+                2 => MotionPlan {
+                    s: next(),
+                    still: 0.2,
+                    transition_time: 0.4,
+                    transition_speed: 0.7,
+                    speed: 1.4,
+                },
+                _ => MotionPlan::cruising(0.0, 0.0),
+            };
+            let radii = 0.4 + next() * 0.6;
+            let cutoff = if next() < 0.5 {
+                f64::INFINITY
+            } else {
+                next() * 3.0
+            };
+            let (mut b, mut reference) = if round % 4 == 3 {
+                let velocity = DVec2::from_angle(next() * 6.3) * next() * 2.0;
+                (
+                    Trajectory::linear(b0, velocity),
+                    Trajectory::linear(b0, velocity),
+                )
+            } else {
+                (
+                    Trajectory::on_rail(&rb, plan),
+                    Trajectory::on_rail(&rb, plan),
+                )
+            };
+            let contact = sweep_pair(&samples, &mut b, radii, cutoff);
+            let expected = sweep_pair_placing_every_step(&samples, &mut reference, radii, cutoff);
+            assert_eq!(contact, expected);
+            if contact.is_some() {
+                found += 1;
+            } else {
+                clear += 1;
+            }
+        }
+        assert!(found > 200 && clear > 300, "{found} {clear}");
     }
 
     #[test]
