@@ -74,18 +74,23 @@ struct Setup {
     dt: f64,
 }
 
-fn setup(level_name: &str, agents: usize) -> Setup {
+/// `agents` rail agents placed on the level by [`Scenario::random`], seed 1.
+fn placed(level_name: &str, agents: usize) -> Scenario {
     let options = PlacementOptions {
         agents,
         seed: 1,
         ..PlacementOptions::default()
     };
-    let scenario = Scenario::random(
+    Scenario::random(
         &format!("{level_name}-{agents}"),
         level(level_name),
         &options,
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn setup(level_name: &str, agents: usize) -> Setup {
+    let scenario = placed(level_name, agents);
     let mut sim = Simulation::new(&scenario).expect("the world takes every agent");
     for _ in 0..WARM_UP_FRAMES {
         sim.step();
@@ -149,18 +154,7 @@ fn bench_world_update(c: &mut Criterion) {
 /// its rail's end against the spots the others take (`world_rails_given/<level>/<agents>`).
 /// A world with the agents placed, standing, and their rails given (not timed).
 fn rails_given(level_name: &str, agents: usize) -> World {
-    let options = PlacementOptions {
-        agents,
-        seed: 1,
-        ..PlacementOptions::default()
-    };
-    let scenario = Scenario::random(
-        &format!("{level_name}-{agents}"),
-        level(level_name),
-        &options,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let sim = Simulation::new(&scenario).expect("the world takes every agent");
+    let sim = Simulation::new(&placed(level_name, agents)).expect("the world takes every agent");
     let mut world = sim.world().clone();
     for a in sim.agents() {
         if let Some(rail) = &a.rail {

@@ -170,29 +170,58 @@ pub fn sweep_pair(
             None => collider.position(p.t),
         };
         let b1 = collider.position(q.t);
-        let da = q.position - p.position;
-        let db = b1 - b0;
-        if let Contact::At(u) = first_contact(p.position, da, b0, db, radii) {
-            let dt = (q.t - p.t).max(1e-12);
-            let time = p.t + u * (q.t - p.t);
-            if time > cutoff {
-                return None;
-            }
-            let closest = closest_after(samples, collider, k, b0, b1);
-            return Some(PairContact {
-                time,
-                agent_position: p.position + da * u,
-                agent_s: p.s + (q.s - p.s) * u,
-                agent_velocity: da / dt,
-                collider_position: b0 + db * u,
-                collider_velocity: db / dt,
-                overlap: ((radii - closest) / radii).clamp(0.0, 1.0),
-            });
+        match step_contact(samples, collider, k, (b0, b1), radii, cutoff) {
+            Step::Clear => {}
+            Step::Late => return None,
+            Step::Contact(contact) => return Some(contact),
         }
         known = (q.t, b1);
         placed = Some(b1);
     }
     None
+}
+
+/// What one step of a pair sweep finds.
+enum Step {
+    /// The discs do not meet in the step.
+    Clear,
+    /// They meet after the cutoff: the sweep ends with no contact.
+    Late,
+    /// They meet, first here.
+    Contact(PairContact),
+}
+
+/// Step `k` of a pair sweep (the agent from sample `k` to `k + 1`, the collider from `b.0` to
+/// `b.1`): where the discs first touch in it, with the overlap over the steps after.
+fn step_contact(
+    samples: &[SweepSample],
+    collider: &mut Trajectory<'_>,
+    k: usize,
+    (b0, b1): (DVec2, DVec2),
+    radii: f64,
+    cutoff: f64,
+) -> Step {
+    let (p, q) = (samples[k], samples[k + 1]);
+    let da = q.position - p.position;
+    let db = b1 - b0;
+    let Contact::At(u) = first_contact(p.position, da, b0, db, radii) else {
+        return Step::Clear;
+    };
+    let dt = (q.t - p.t).max(1e-12);
+    let time = p.t + u * (q.t - p.t);
+    if time > cutoff {
+        return Step::Late;
+    }
+    let closest = closest_after(samples, collider, k, b0, b1);
+    Step::Contact(PairContact {
+        time,
+        agent_position: p.position + da * u,
+        agent_s: p.s + (q.s - p.s) * u,
+        agent_velocity: da / dt,
+        collider_position: b0 + db * u,
+        collider_velocity: db / dt,
+        overlap: ((radii - closest) / radii).clamp(0.0, 1.0),
+    })
 }
 
 /// The smallest centre distance from step `k` (collider from `b0` to `b1`) on, following the
@@ -319,7 +348,8 @@ mod tests {
     }
 
     /// [`sweep_pair`] as it was before it passed over steps, placing the collider at every
-    /// sample: the reference the pass-over must match exactly.
+    /// sample (each step's contact as the sweep finds it): the reference the pass-over must
+    /// match exactly.
     fn sweep_pair_placing_every_step(
         samples: &[SweepSample],
         collider: &mut Trajectory<'_>,
@@ -334,23 +364,10 @@ mod tests {
                 break;
             }
             let b1 = collider.position(q.t);
-            let (da, db) = (q.position - p.position, b1 - b0);
-            if let Contact::At(u) = first_contact(p.position, da, b0, db, radii) {
-                let dt = (q.t - p.t).max(1e-12);
-                let time = p.t + u * (q.t - p.t);
-                if time > cutoff {
-                    return None;
-                }
-                let closest = closest_after(samples, collider, k, b0, b1);
-                return Some(PairContact {
-                    time,
-                    agent_position: p.position + da * u,
-                    agent_s: p.s + (q.s - p.s) * u,
-                    agent_velocity: da / dt,
-                    collider_position: b0 + db * u,
-                    collider_velocity: db / dt,
-                    overlap: ((radii - closest) / radii).clamp(0.0, 1.0),
-                });
+            match step_contact(samples, collider, k, (b0, b1), radii, cutoff) {
+                Step::Clear => {}
+                Step::Late => return None,
+                Step::Contact(contact) => return Some(contact),
             }
             b0 = b1;
         }
