@@ -12,6 +12,7 @@ mod trivial;
 pub use order::{
     Occupancy, Order, OrderKind, Reroute, RerouteReason, Side, StartVerdict, StopCause,
 };
+pub(crate) use rewrite::BendMemo;
 #[cfg(feature = "parallel")]
 pub(crate) use speculate::Speculation;
 pub(crate) use trivial::{start_verdict, Hysteresis};

@@ -72,6 +72,9 @@ pub struct Agent {
     /// It stepped aside for this agent, at this time (world clock, seconds): it goes back once
     /// that agent's way no longer passes its spot.
     pub(crate) made_way_for: Option<(AgentKey, f64)>,
+    /// The bends it tried standing where it stands, on this rail, blocked at the same point
+    /// (`BendMemo`): dropped with the rail and when it starts.
+    pub(crate) bend_memo: Option<Box<crate::resolve::BendMemo>>,
     /// Order in which rails were given (the later of two agents sent to the same point moves).
     pub(crate) rail_serial: u64,
     /// Whether its rail's end has been checked against the other agents' destinations.
@@ -137,6 +140,7 @@ impl Agent {
         self.resume_goal = None;
         self.make_way_for = None;
         self.made_way_for = None;
+        self.bend_memo = None;
         self.destination_checked = true;
     }
 
@@ -354,6 +358,7 @@ impl World {
             resume_goal: None,
             make_way_for: None,
             made_way_for: None,
+            bend_memo: None,
             rail_serial: 0,
             destination_checked: true,
             free: locomotion.is_free().then(crate::steer::FreeState::default),

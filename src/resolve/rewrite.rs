@@ -2,13 +2,18 @@
 //! goes around a collision that no speed solves.
 //!
 //! The steps, each a function here: the avoidance point ([`avoidance_point`]), the
-//! reconnection point ([`reconnection_s`]), the two G1 cubics through the avoidance point
+//! reconnection point ([`reconnection`]), the two G1 cubics through the avoidance point
 //! ([`bend`]), the navmesh validation ([`stays_on_mesh`]), and the choice between the two
 //! sides ([`World::bend_around`]).
+
+mod memo;
 
 use std::sync::Arc;
 
 use glam::DVec2;
+
+pub(crate) use memo::{BendInputs, BendMemo};
+use memo::{BendRecipe, BendTry};
 
 use super::order::{Order, Reroute, RerouteReason, Side};
 use super::trivial::{detect, speeds_by_preference, Hysteresis, Sweep};
@@ -29,6 +34,12 @@ const RECONNECT_REACH: f64 = 8.0;
 /// Where the bend may leave the old rail: at the agent, then at 1/4, 1/2 and 3/4 of the way to
 /// the collision.
 const LEAVE_TRIES: usize = 4;
+
+/// Arclength of the `k`-th place a bend may leave the old rail (`k < LEAVE_TRIES`), metres,
+/// between the agent at `from` and the collision at `collision`.
+fn leave_s(from: f64, collision: f64, k: u8) -> f64 {
+    from + (collision - from) * f64::from(k) / LEAVE_TRIES as f64
+}
 
 /// The avoidance distances tried on each side, as fractions of the configured one (never below
 /// the configured minimum): the full distance of the chapter, then nearer points for a bend
@@ -105,7 +116,7 @@ pub(crate) fn avoidance_point(
     })
 }
 
-/// Slack of the distance bounds that let [`reconnection_s`] and [`stays_on_mesh`] skip wall
+/// Slack of the distance bounds that let [`reconnection`] and [`stays_on_mesh`] skip wall
 /// checks, metres: well above rounding and the arclength table's position error (8e-5 m,
 /// `rail::arclength`), so that a check skipped would have passed.
 const DISC_SLACK: f64 = 1e-3;
@@ -116,7 +127,7 @@ pub(crate) fn segment_is_clear(mesh: &NavMesh, a: DVec2, b: DVec2, clearance: f6
     mesh.is_reachable(a, b) && mesh.segment_keeps_clearance(a, b, clearance - CLEARANCE_SLACK)
 }
 
-/// Where and how [`reconnection_s`] looks.
+/// Where and how [`reconnection`] looks.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReconnectSearch {
     /// Arclength of the collision, metres: the search starts after it.
@@ -133,17 +144,17 @@ pub(crate) struct ReconnectSearch {
 }
 
 /// The reconnection point (chapter 22.4): the furthest arclength of `rail` past `s_from`
-/// (scanned every `step` metres, up to `max_s`, stopping at the first point that cannot be
+/// (scanned every `step` metres by [`reconnection_scan`], up to `max_s`, stopping at the first point that cannot be
 /// seen) whose point is reachable from the avoidance point in a straight line keeping
 /// `clearance` from walls, and whose direction from the avoidance point is ahead of its
 /// tangent and differs from it by at least `min_degrees` (so that the reconnecting curve does
 /// not cross the original rail). `None` when no point qualifies.
-pub(crate) fn reconnection_s(
+pub(crate) fn reconnection(
     mesh: &NavMesh,
     rail: &Rail,
     ap: &AvoidancePoint,
     search: &ReconnectSearch,
-) -> Option<f64> {
+) -> Option<Reconnection> {
     let ReconnectSearch {
         s_from,
         max_s,
@@ -152,7 +163,6 @@ pub(crate) fn reconnection_s(
         min_degrees,
     } = *search;
     let end = max_s.min(rail.length());
-    let step = step.max(0.05);
     let cos_max = min_degrees.to_radians().cos();
     // Lines seen without the full check (a raycast and a wall walk each, an eighth of the
     // update in the bends of standing crowds on `plaza`), by bounds on the wall distance,
@@ -170,9 +180,7 @@ pub(crate) fn reconnection_s(
     };
     let open = ap_wall - needed;
     let mut best = None;
-    let mut s = s_from + step;
-    loop {
-        let s_here = s.min(end);
+    for (index, s_here) in reconnection_scan(s_from, end, step).enumerate() {
         let r = rail.position(s_here);
         let to = r - ap.point;
         let length = to.length();
@@ -185,15 +193,41 @@ pub(crate) fn reconnection_s(
             }
             let cos = to.dot(ap.tangent) / length;
             if cos > 0.0 && cos <= cos_max {
-                best = Some(s_here);
+                best = Some(Reconnection { s: s_here, index });
             }
         }
-        if s_here >= end {
-            break;
-        }
-        s += step;
     }
     best
+}
+
+/// A reconnection point found by [`reconnection`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Reconnection {
+    /// Its arclength on the old rail, metres.
+    pub s: f64,
+    /// Its place in [`reconnection_scan`].
+    pub index: usize,
+}
+
+/// The arclengths the reconnection search looks at, in order: every `step` metres (at least
+/// 5 cm) after `s_from`, by repeated addition, the last clamped to `end`. The `index`-th of
+/// them is the same number however often it is computed.
+pub(crate) fn reconnection_scan(s_from: f64, end: f64, step: f64) -> impl Iterator<Item = f64> {
+    let step = step.max(0.05);
+    let mut s = s_from + step;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let s_here = s.min(end);
+        if s_here >= end {
+            done = true;
+        } else {
+            s += step;
+        }
+        Some(s_here)
+    })
 }
 
 /// A rail bent by [`bend`].
@@ -373,38 +407,109 @@ pub(crate) struct BendRequest<'a> {
 }
 
 impl World {
-    /// The rail bent to `side` around the collision, with its sweep: every step of chapter 22.4
-    /// for one side.
+    /// The rail bent to `side` around the collision at the `fraction`-th avoidance distance
+    /// (`distance`, metres), with its sweep: every step of chapter 22.4 for one side.
+    ///
+    /// With a `memo` (a standing agent's, for this request's inputs), a try remembered there
+    /// gives its rail without the reconnection search and the mesh checks (the same rail bit for
+    /// bit, [`BendMemo`]), and a try made here is remembered.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn bend_to_side(
         &self,
         request: &BendRequest<'_>,
         side: Side,
+        fraction: usize,
         distance: f64,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
+        memo: Option<&mut BendMemo>,
     ) -> Result<Bend, BendFailure> {
+        let remembered = memo.as_deref().map(|memo| memo.try_at(side, fraction));
+        let geometry = match remembered {
+            Some(BendTry::Failed(failure)) => Err(failure),
+            Some(BendTry::Found(recipe)) => self.rebuilt_bend(request, side, distance, recipe),
+            Some(BendTry::Untried) | None => self.bend_geometry(request, side, distance),
+        };
+        if let Some(memo) = memo {
+            let found = match &geometry {
+                Ok((_, _, Some(recipe))) => BendTry::Found(*recipe),
+                Ok((_, _, None)) => BendTry::Untried,
+                Err(failure) => BendTry::Failed(*failure),
+            };
+            memo.remember(side, fraction, found);
+        }
+        let (bent, via, _) = geometry?;
+        Ok(self.sweep_bend(
+            request.key,
+            bent,
+            request.plan,
+            request.hysteresis,
+            via,
+            side,
+            candidates,
+            samples,
+        ))
+    }
+
+    /// The geometric part of [`World::bend_to_side`]: the bent rail, its avoidance point, and
+    /// the recipe that rebuilds it (`None` past the recipe's range: a scan of over 65,535
+    /// steps).
+    fn bend_geometry(
+        &self,
+        request: &BendRequest<'_>,
+        side: Side,
+        distance: f64,
+    ) -> Result<(Rail, DVec2, Option<BendRecipe>), BendFailure> {
         let BendRequest {
             key,
             rail,
             plan,
             collision,
-            hysteresis,
+            ..
         } = *request;
         let config = self.config();
         let mesh = self.level().navmesh();
-        let desc = self.agents[key].desc();
-        let radius = desc.radius;
+        let radius = self.agents[key].desc().radius;
+        // The clearance asked of the new part: the radius, or what the agent has now if that is
+        // less (an agent already near a wall must not be refused every bend).
+        let clearance = radius.min(mesh.wall_distance(rail.position(plan.s)));
+        let ap = self.side_avoidance_point(request, side, distance)?;
+        let search = ReconnectSearch {
+            clearance,
+            min_degrees: config.reconnect_degrees,
+            ..self.reconnect_scan(request, distance)
+        };
+        let found = reconnection(mesh, rail, &ap, &search).ok_or(BendFailure::NoReconnection)?;
+        let span = BendSpan {
+            from: plan.s,
+            collision: collision.s,
+            reconnect: found.s,
+        };
+        let (bent, leave) = self.bend_on_mesh(rail, span, &ap, clearance, self.departure(key))?;
+        let recipe = u16::try_from(found.index)
+            .ok()
+            .map(|reconnect| BendRecipe { reconnect, leave });
+        Ok((bent.rail, ap.point, recipe))
+    }
+
+    /// The avoidance point on `side` at `distance` metres (chapter 22.4), truncated by walls.
+    fn side_avoidance_point(
+        &self,
+        request: &BendRequest<'_>,
+        side: Side,
+        distance: f64,
+    ) -> Result<AvoidancePoint, BendFailure> {
+        let (rail, collision) = (request.rail, request.collision);
+        let config = self.config();
+        let radius = self.agents[request.key].desc().radius;
         let at = rail.sample(collision.s);
         let normal = left_normal(at.tangent);
         let direction = match side {
             Side::Left => normal,
             Side::Right => -normal,
         };
-        // The clearance asked of the new part: the radius, or what the agent has now if that is
-        // less (an agent already near a wall must not be refused every bend).
-        let clearance = radius.min(mesh.wall_distance(rail.position(plan.s)));
-        let ap = avoidance_point(
-            mesh,
+        avoidance_point(
+            self.level().navmesh(),
             collision.agent_position,
             direction,
             at.tangent,
@@ -412,36 +517,68 @@ impl World {
             distance,
             config.min_avoidance_radii * radius,
         )
-        .ok_or(BendFailure::NoAvoidancePoint)?;
-        let search = ReconnectSearch {
-            s_from: collision.s,
-            max_s: collision.s + RECONNECT_REACH * distance,
-            clearance,
+        .ok_or(BendFailure::NoAvoidancePoint)
+    }
+
+    /// The rail of a remembered try: the avoidance point again (one ray on the mesh), then the
+    /// same call of [`bend_from`] that made it, without the searches and checks it passed.
+    fn rebuilt_bend(
+        &self,
+        request: &BendRequest<'_>,
+        side: Side,
+        distance: f64,
+        recipe: BendRecipe,
+    ) -> Result<(Rail, DVec2, Option<BendRecipe>), BendFailure> {
+        let ap = self.side_avoidance_point(request, side, distance)?;
+        let (from, collision) = (request.plan.s, request.collision.s);
+        let scan = self.reconnect_scan(request, distance);
+        let end = scan.max_s.min(request.rail.length());
+        // Found once from the same numbers: neither fails; if one did, the side would fail
+        // as it would have the first time.
+        let reconnect = reconnection_scan(scan.s_from, end, scan.step)
+            .nth(usize::from(recipe.reconnect))
+            .ok_or(BendFailure::NoReconnection)?;
+        let bent = bend_from(
+            request.rail,
+            from,
+            leave_s(from, collision, recipe.leave),
+            &ap,
+            reconnect,
+            self.departure(request.key),
+        )
+        .map_err(|_| BendFailure::Degenerate)?;
+        Ok((bent.rail, ap.point, Some(recipe)))
+    }
+
+    /// Where the reconnection point of a bend `distance` metres to the side is looked for:
+    /// from the collision, every radius (at least 10 cm), up to [`RECONNECT_REACH`] avoidance
+    /// distances on. The clearance and the angle are left to the caller.
+    fn reconnect_scan(&self, request: &BendRequest<'_>, distance: f64) -> ReconnectSearch {
+        let radius = self.agents[request.key].desc().radius;
+        let s_from = request.collision.s;
+        ReconnectSearch {
+            s_from,
+            max_s: s_from + RECONNECT_REACH * distance,
+            clearance: 0.0,
             step: radius.max(0.1),
-            min_degrees: config.reconnect_degrees,
-        };
-        let s_reconnect =
-            reconnection_s(mesh, rail, &ap, &search).ok_or(BendFailure::NoReconnection)?;
-        let departure = if self.agents[key].motion().phase == Phase::Standing {
+            min_degrees: 0.0,
+        }
+    }
+
+    /// How a bend leaves the agent: a standing agent turns on the spot.
+    fn departure(&self, key: AgentKey) -> Departure {
+        if self.agents[key].motion().phase == Phase::Standing {
             Departure::TurnOnTheSpot
         } else {
             Departure::Tangent
-        };
-        let span = BendSpan {
-            from: plan.s,
-            collision: collision.s,
-            reconnect: s_reconnect,
-        };
-        let bent = self.bend_on_mesh(rail, span, &ap, clearance, departure)?;
-        Ok(self.sweep_bend(
-            key, bent.rail, plan, hysteresis, ap.point, side, candidates, samples,
-        ))
+        }
     }
 
-    /// The bent rail through `ap`, validated on the mesh: it leaves the old rail at the agent
-    /// (the chapter); when that first curve cuts a corner (a bend planned before a door, around
-    /// someone past it), later, up to three quarters of the way to the collision
-    /// (`span.collision`), keeping the old rail through the corner.
+    /// The bent rail through `ap`, validated on the mesh, with the index of where it leaves
+    /// the old rail ([`leave_s`]): it leaves at the agent (the chapter); when that first curve
+    /// cuts a corner (a bend planned before a door, around someone past it), later, up to three
+    /// quarters of the way to the collision (`span.collision`), keeping the old rail through the
+    /// corner.
     fn bend_on_mesh(
         &self,
         rail: &Rail,
@@ -449,7 +586,7 @@ impl World {
         ap: &AvoidancePoint,
         clearance: f64,
         departure: Departure,
-    ) -> Result<BentRail, BendFailure> {
+    ) -> Result<(BentRail, u8), BendFailure> {
         let mesh = self.level().navmesh();
         let mut failure = BendFailure::OffMesh;
         let BendSpan {
@@ -457,11 +594,11 @@ impl World {
             collision,
             reconnect,
         } = span;
-        for k in 0..LEAVE_TRIES {
-            let leave = from + (collision - from) * k as f64 / LEAVE_TRIES as f64;
+        for k in 0..LEAVE_TRIES as u8 {
+            let leave = leave_s(from, collision, k);
             match bend_from(rail, from, leave, ap, reconnect, departure) {
                 Ok(bent) if stays_on_mesh(mesh, &bent.rail, bent.bent_length, clearance) => {
-                    return Ok(bent);
+                    return Ok((bent, k));
                 }
                 Ok(_) => failure = BendFailure::OffMesh,
                 Err(_) => failure = BendFailure::Degenerate,
@@ -525,13 +662,14 @@ impl World {
     /// Both sides in turn (chapter 22.4): first the side of the collision's avoidance vector,
     /// then the mirrored one (unless `only` names the side allowed, after a recent rewrite).
     /// Returns the first accepted bend, else the valid bend with the least overlap (`accepted`
-    /// false), else `None`.
+    /// false), else `None`. A standing agent passes its `memo` of tries ([`BendMemo`]).
     pub(crate) fn bend_around(
         &self,
         request: &BendRequest<'_>,
         only: Option<Side>,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
+        mut memo: Option<&mut BendMemo>,
     ) -> Option<Bend> {
         let (rail, collision) = (request.rail, request.collision);
         let tangent = rail.sample(collision.s).tangent;
@@ -551,12 +689,20 @@ impl World {
             }
             // The configured distance first; when its bend runs into someone else (a crowd
             // standing beside the rail), nearer avoidance points, down to the minimum.
-            for fraction in AVOIDANCE_FRACTIONS {
+            for (index, fraction) in AVOIDANCE_FRACTIONS.into_iter().enumerate() {
                 let distance = full * fraction;
                 if fraction < 1.0 && distance < least {
                     break;
                 }
-                let bend = match self.bend_to_side(request, side, distance, candidates, samples) {
+                let bend = match self.bend_to_side(
+                    request,
+                    side,
+                    index,
+                    distance,
+                    candidates,
+                    samples,
+                    memo.as_deref_mut(),
+                ) {
                     Ok(bend) => bend,
                     // Walls leave no room on this side: a nearer point has none either.
                     Err(BendFailure::NoAvoidancePoint) => break,
@@ -589,6 +735,110 @@ fn rescale(plan: MotionPlan, from: f64, to: f64) -> MotionPlan {
 mod tests {
     use super::*;
     use crate::level::Level;
+
+    /// The reconnection point's arclength.
+    fn reconnection_s(
+        mesh: &NavMesh,
+        rail: &Rail,
+        ap: &AvoidancePoint,
+        search: &ReconnectSearch,
+    ) -> Option<f64> {
+        let found = reconnection(mesh, rail, ap, search)?;
+        // The scan gives the same arclength at its index, as a remembered bend recomputes it.
+        let end = search.max_s.min(rail.length());
+        let again = reconnection_scan(search.s_from, end, search.step).nth(found.index);
+        assert_eq!(again.map(f64::to_bits), Some(found.s.to_bits()));
+        Some(found.s)
+    }
+
+    /// Two bends are the same bit for bit.
+    fn same_bend(a: &Option<Bend>, b: &Option<Bend>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                a.rail == b.rail
+                    && a.via.to_array().map(f64::to_bits) == b.via.to_array().map(f64::to_bits)
+                    && a.side == b.side
+                    && a.overlap.to_bits() == b.overlap.to_bits()
+                    && a.collision_time.to_bits() == b.collision_time.to_bits()
+                    && a.accepted == b.accepted
+            }
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn a_remembered_bend_is_the_bend_made_afresh_bit_for_bit() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/levels/plaza.json");
+        let level = Arc::new(Level::load(path).unwrap());
+        let options = crate::sim::PlacementOptions {
+            agents: 300,
+            seed: 3,
+            duration: 30.0,
+            ..Default::default()
+        };
+        let scenario = crate::sim::Scenario::random("memo", level, &options).unwrap();
+        let mut sim = crate::sim::Simulation::new(&scenario).unwrap();
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let (mut compared, mut rebuilt) = (0, 0);
+        for frame in 0..120 {
+            sim.step();
+            if frame % 10 != 9 {
+                continue;
+            }
+            let world = sim.world();
+            for (key, agent) in world.agents.iter() {
+                let (Some(rail), Phase::Standing) = (agent.rail(), agent.motion().phase) else {
+                    continue;
+                };
+                let desc = agent.desc();
+                let plan =
+                    crate::world::start_plan(desc, agent.motion().s, desc.preferred_speed, 0.0);
+                let sweep = Sweep::ahead(key, rail, plan, 0.0);
+                let Some(collision) = detect(world, &sweep, &mut candidates, &mut samples) else {
+                    continue;
+                };
+                let request = BendRequest {
+                    key,
+                    rail,
+                    plan,
+                    collision: &collision,
+                    hysteresis: Hysteresis::resume(world.config()),
+                };
+                let afresh = world.bend_around(&request, None, &mut candidates, &mut samples, None);
+                let inputs = BendInputs::of(rail, plan.s, &collision);
+                let mut memo = BendMemo::for_inputs(inputs, None);
+                let first = world.bend_around(
+                    &request,
+                    None,
+                    &mut candidates,
+                    &mut samples,
+                    Some(&mut memo),
+                );
+                let filled = memo.clone();
+                let again = world.bend_around(
+                    &request,
+                    None,
+                    &mut candidates,
+                    &mut samples,
+                    Some(&mut memo),
+                );
+                assert!(same_bend(&afresh, &first), "{key:?} at frame {frame}");
+                assert!(
+                    same_bend(&afresh, &again),
+                    "{key:?} at frame {frame}, remembered"
+                );
+                // The second time tried the same sides and distances, from the memo.
+                assert_eq!(memo, filled);
+                compared += 1;
+                rebuilt += filled.found();
+            }
+        }
+        assert!(
+            compared >= 50 && rebuilt >= 50,
+            "{compared} bends, {rebuilt} tries"
+        );
+    }
 
     fn outline(points: &[(f64, f64)]) -> Level {
         let boundary: Vec<[f64; 2]> = points.iter().map(|&(x, y)| [x, y]).collect();

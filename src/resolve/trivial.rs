@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::deadlock::DeadlockOutcome;
 use super::detour::DETOUR_SEARCHES_PER_FRAME;
 use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopCause};
-use super::rewrite::BendRequest;
+use super::rewrite::{BendInputs, BendMemo, BendRequest};
 use crate::debug::{DebugSink, NoDebug};
 use crate::detect::{
     sample_agent, sweep_pair, Collision, MotionPlan, SweepBound, SweepSample, Trajectory,
@@ -185,7 +185,7 @@ impl World {
             sink.collision(key, collision);
         }
         sink.order(key, &decision.order);
-        self.apply(key, &decision);
+        self.apply(key, &mut decision);
         #[cfg(feature = "parallel")]
         if !matches!(decision.order, Order::Continue | Order::Wait { .. }) {
             self.speculation.note_change(&self.grid, key);
@@ -225,7 +225,7 @@ impl World {
     }
 
     /// Apply a decision to the world's copy of the agent.
-    fn apply(&mut self, key: AgentKey, decision: &Decision) {
+    fn apply(&mut self, key: AgentKey, decision: &mut Decision) {
         let now = self.time;
         let Some(agent) = self.agents.get_mut(key) else {
             return;
@@ -251,6 +251,9 @@ impl World {
         }
         if decision.answered_way {
             agent.make_way_for = None;
+        }
+        if let Some(memo) = decision.bend_memo.take() {
+            agent.bend_memo = Some(memo);
         }
         if let Some(head) = decision.making_way_for {
             agent.made_way_for = Some((head, now));
@@ -287,11 +290,15 @@ impl World {
                 }
             }
             Order::Start { speed } => {
+                // Its bends from here are a moving agent's: none is remembered.
+                agent.bend_memo = None;
                 agent.motion.speed = *speed;
                 agent.motion.phase = Phase::Starting { elapsed: 0.0 };
             }
             Order::Reroute { rail, reroute } => {
                 agent.rail = Some(rail.clone());
+                // The memo was of bends of the old rail.
+                agent.bend_memo = None;
                 agent.motion.s = 0.0;
                 if let Some(side) = reroute.side {
                     agent.last_reroute = Some((now, side));
@@ -355,6 +362,8 @@ pub(super) struct Decision {
     pub resume_goal: Option<DVec2>,
     /// It looked for a yield spot out of a deadlock and found none.
     pub yield_failed: bool,
+    /// A standing agent tried to bend: its tries, which replace its memo.
+    pub bend_memo: Option<Box<BendMemo>>,
 }
 
 impl Decision {
@@ -372,6 +381,7 @@ impl Decision {
             making_way_for: None,
             resume_goal: None,
             yield_failed: false,
+            bend_memo: None,
         }
     }
 
@@ -503,7 +513,8 @@ fn decide(
                 collision: &collision,
                 hysteresis: Hysteresis::NONE,
             };
-            if let Some(bend) = world.bend_around(&request, only, candidates, samples) {
+            // A moving agent's bends are not remembered: their inputs change every frame.
+            if let Some(bend) = world.bend_around(&request, only, candidates, samples, None) {
                 // The chapter's collision minimisation: a bend that only makes the collision
                 // smaller and later (a stop would not do better: it is not clean, or waiting
                 // does not help). The next queries bend again from there: the flow channels of
@@ -747,7 +758,11 @@ fn decide_standing(
         collision: &collision,
         hysteresis: Hysteresis::resume(config),
     };
-    let mut outcome = match world.bend_around(&request, only, candidates, samples) {
+    // Its tries are remembered while it stands here blocked at the same point (`BendMemo`).
+    let inputs = BendInputs::of(rail, plan.s, &collision);
+    let mut memo = Box::new(BendMemo::for_inputs(inputs, agent.bend_memo.as_deref()));
+    let bent = world.bend_around(&request, only, candidates, samples, Some(&mut memo));
+    let mut outcome = match bent {
         // Clear at the preferred speed: the start on it is what the next query checks.
         Some(bend) if bend.accepted && bend.collision_time.is_infinite() => {
             Decision::with_collision(bend.into_order(), collision)
@@ -780,6 +795,7 @@ fn decide_standing(
         }
     };
     outcome.searched_bend = true;
+    outcome.bend_memo = Some(memo);
     outcome
 }
 

@@ -6,7 +6,7 @@ use super::{Agent, AgentKey, World};
 use crate::world::Gait;
 
 /// The memory a [`World`] holds for its agents: the agent records, their descriptions' heap
-/// parts, and the per-frame buffers sized by the number of agents (broad-phase grid, key
+/// parts, the memos of standing agents' bend tries, and the per-frame buffers sized by the number of agents (broad-phase grid, key
 /// order, sweep scratch). Rails (shared, owned by whoever planned them), the level and the free
 /// agents' steering buffers are not counted. Capacities are counted, not lengths, so the figure
 /// is what is allocated.
@@ -38,6 +38,9 @@ impl World {
         let mut bytes = self.agents.capacity() * slot;
         for agent in self.agents.values() {
             bytes += agent.desc.gaits.capacity() * size_of::<Gait>();
+            if agent.bend_memo.is_some() {
+                bytes += size_of::<crate::resolve::BendMemo>();
+            }
             if let Some(free) = &agent.free {
                 bytes += free.corners.capacity() * size_of::<glam::DVec2>();
             }
