@@ -234,6 +234,8 @@ pub struct World {
     pub(crate) time: f64,
     pub(crate) scratch_candidates: Vec<u32>,
     pub(crate) scratch_samples: Vec<SweepSample>,
+    /// Agents (dense index) whose return to speed `query_all` decides after the others.
+    pub(crate) scratch_deferred: Vec<u32>,
     /// Rails given so far (each agent keeps the number of its own).
     rail_serial: u64,
     /// Yield-spot searches made this frame (they have a per-frame budget).
@@ -270,6 +272,7 @@ impl World {
             time: 0.0,
             scratch_candidates: Vec::new(),
             scratch_samples: Vec::new(),
+            scratch_deferred: Vec::new(),
             rail_serial: 0,
             yield_searches: 0,
             detour_searches: 0,

@@ -12,16 +12,21 @@ use sidestep::{Order, Scenario, Simulation, StopCause};
 /// collisions and no off-mesh frames.
 const NOT_YET_FINISHING: [&str; 1] = ["doorway-crowd"];
 
-/// Crowds where every agent arrives, but some orders still flip or the mean travel time ratio
-/// is above 1.5 (see their snapshots). `arena-200` is issue 7's: 200 agents from the MovingAI
-/// arena queries (docs/PERFORMANCE.md, "Real levels"). `corridor-two-way` joined in session 7:
-/// with starts toward agents standing far ahead its streams no longer end in a standoff in
-/// jittered runs (16 → 246 of 256 arrivals, docs/ROBUSTNESS.md), at the cost of one flip as
-/// committed. `tradeshow-300` joined in session 9: 300 agents of radius 0.19 m at random on
+/// Crowds where every agent arrives, but some orders still flip (see their snapshots).
+/// `arena-200` is issue 7's: 200 agents from the MovingAI arena queries (docs/PERFORMANCE.md,
+/// "Real levels"). `tradeshow-300` joined in session 9: 300 agents of radius 0.19 m at random on
 /// the tradeshow mesh jammed (204 arrived: queues behind agents standing across each other's
 /// ways) until agents stuck in a jam made way (docs/ALGORITHM.md, "Making way"); all 300 arrive
-/// now, with flips and a travel time ratio of 1.9.
-const FLIPPING: [&str; 5] = [
+/// now, with flips. `corridor-two-way` (session 7) and `bottleneck` left this list in session 11,
+/// when returns to speed were decided after the rest of the frame (docs/ALGORITHM.md, "The
+/// frame"): each had one flip, a return to speed taken back.
+const FLIPPING: [&str; 3] = ["arena-200", "circle-rail", "tradeshow-300"];
+
+/// Crowds where every agent arrives, but the mean travel time ratio is above 1.5 (see their
+/// snapshots): a door or a corridor lets them through a few at a time. `corridor-two-way`: with
+/// starts toward agents standing far ahead (session 7) its streams no longer end in a standoff
+/// in jittered runs (16 → 246 of 256 arrivals, docs/ROBUSTNESS.md), but take a long time.
+const SLOW: [&str; 5] = [
     "arena-200",
     "bottleneck",
     "circle-rail",
@@ -140,7 +145,7 @@ fn fixture_scenarios_meet_the_quality_bars() {
             if !flipping {
                 assert_eq!(m.order_flips, 0, "{name}: order flips");
             }
-            if !flipping && !TAKING_TURNS.contains(&name.as_str()) {
+            if !SLOW.contains(&name.as_str()) && !TAKING_TURNS.contains(&name.as_str()) {
                 assert!(
                     m.travel_time_ratio <= 1.5,
                     "{name}: mean travel time ratio {}",

@@ -26,6 +26,7 @@ FIXTURES = [
     "corridor-two-way",
     "doorway-two-way",
     "crossroads-4-way",
+    "tradeshow-300",
 ]
 
 

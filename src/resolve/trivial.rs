@@ -161,6 +161,18 @@ impl World {
         key: AgentKey,
         sink: &mut impl DebugSink,
     ) -> Result<Order, WorldError> {
+        self.query_or_defer(key, sink, false)
+            .map(|order| order.unwrap_or(Order::Continue))
+    }
+
+    /// [`World::query_with`]; with `defer`, a return to a faster speed (step 6) is neither
+    /// given nor applied (`None`): [`World::query_all`] decides it again after the others.
+    fn query_or_defer(
+        &mut self,
+        key: AgentKey,
+        sink: &mut impl DebugSink,
+        defer: bool,
+    ) -> Result<Option<Order>, WorldError> {
         if !self.agents.contains_key(key) {
             return Err(WorldError::UnknownAgent(key));
         }
@@ -181,6 +193,9 @@ impl World {
         decision.checked_destination |= checks_destination;
         self.scratch_candidates = candidates;
         self.scratch_samples = samples;
+        if defer && decision.resumes {
+            return Ok(None);
+        }
         if let Some(collision) = &decision.collision {
             sink.collision(key, collision);
         }
@@ -190,11 +205,19 @@ impl World {
         if !matches!(decision.order, Order::Continue | Order::Wait { .. }) {
             self.speculation.note_change(&self.grid, key);
         }
-        Ok(decision.order)
+        Ok(Some(decision.order))
     }
 
-    /// Query every agent once, in key order, into `orders` (cleared first; reuse it across
-    /// frames to avoid allocating).
+    /// Query every agent once into `orders` (cleared first; reuse it across frames to avoid
+    /// allocating), in two passes:
+    /// 1. every agent in key order, as [`World::query`], except that an agent whose answer is a
+    ///    return to a faster speed with nothing ahead (step 6) gets no order yet;
+    /// 2. those agents again, in key order, each decided afresh: they now see the orders of the
+    ///    whole frame.
+    ///
+    /// A return to speed checked against agents queried later in the frame was taken back when
+    /// one of them slowed down in the same frame (corridor-two-way, bottleneck: a flip each);
+    /// the orders of pass 2 come last in `orders`.
     pub fn query_all(&mut self, orders: &mut Vec<(AgentKey, Order)>) {
         self.query_all_with(orders, &mut NoDebug);
     }
@@ -212,14 +235,31 @@ impl World {
         // are the sequential ones bit for bit (`src/resolve/speculate.rs`).
         #[cfg(feature = "parallel")]
         self.speculate();
+        // 1. Every agent, returns to speed held back.
+        // Room for every agent, so that a steady-state frame allocates nothing.
+        let mut deferred = std::mem::take(&mut self.scratch_deferred);
+        deferred.clear();
+        deferred.reserve(self.dense.len());
         for i in 0..self.dense.len() {
             let key = self.dense[i];
             #[cfg(feature = "parallel")]
             self.speculation.set_current(i, key);
+            match self.query_or_defer(key, sink, true) {
+                Ok(Some(order)) => orders.push((key, order)),
+                Ok(None) => deferred.push(i as u32),
+                Err(_) => {}
+            }
+        }
+        // 2. The returns to speed, decided again against the frame's orders.
+        for &i in &deferred {
+            let key = self.dense[i as usize];
+            #[cfg(feature = "parallel")]
+            self.speculation.set_current(i as usize, key);
             if let Ok(order) = self.query_with(key, sink) {
                 orders.push((key, order));
             }
         }
+        self.scratch_deferred = deferred;
         #[cfg(feature = "parallel")]
         self.end_speculation();
     }
@@ -364,6 +404,9 @@ pub(super) struct Decision {
     pub yield_failed: bool,
     /// A standing agent tried to bend: its tries, which replace its memo.
     pub bend_memo: Option<Box<BendMemo>>,
+    /// A return to a faster speed with no collision ahead (step 6): `query_all` decides it
+    /// again after the other agents.
+    pub resumes: bool,
 }
 
 impl Decision {
@@ -382,6 +425,7 @@ impl Decision {
             resume_goal: None,
             yield_failed: false,
             bend_memo: None,
+            resumes: false,
         }
     }
 
@@ -585,7 +629,9 @@ fn decide(
                     )
                     .is_none())
             {
-                return Decision::new(Order::ChangeSpeed { speed });
+                let mut decision = Decision::new(Order::ChangeSpeed { speed });
+                decision.resumes = speed > motion.speed;
+                return decision;
             }
         }
     }

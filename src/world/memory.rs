@@ -51,6 +51,7 @@ impl World {
         bytes += self.spots.heap_bytes();
         bytes += self.scratch_candidates.capacity() * size_of::<u32>();
         bytes += self.scratch_samples.capacity() * size_of::<crate::detect::SweepSample>();
+        bytes += self.scratch_deferred.capacity() * size_of::<u32>();
         #[cfg(feature = "parallel")]
         {
             bytes += self.speculation.heap_bytes();
