@@ -139,9 +139,11 @@ impl World {
                 // Its turn: it looks on its own query (one search per deadlock per frame).
                 return DeadlockOutcome::NotItsTurn;
             }
+            // An agent yielding again (on its way to a spot, or waiting there) keeps the goal
+            // it will go on to: its rail ends at the last spot.
             let (Some((rail, via)), Some(goal)) = (
                 self.yield_spot(key, &cycle, candidates, samples),
-                agent.rail().map(Rail::end),
+                agent.resume_goal.or(agent.rail().map(Rail::end)),
             ) else {
                 return DeadlockOutcome::Searched;
             };
@@ -355,11 +357,14 @@ impl World {
         yielding.answered_way = true;
         match agent.rail().filter(|_| agent.wants_to_move()) {
             // Stuck on its way: on to its goal from the spot, at once (the start check there
-            // waits for the head to pass).
-            Some(rail) => yielding.resume_goal = Some(rail.end()),
-            // Nowhere to go: back home once the head has passed.
+            // waits for the head to pass). An agent already yielding keeps the goal it will go
+            // on to (its rail ends at the last spot: tradeshow-300, an agent asked to make way
+            // on its way to a spot went on to that spot, and stood there for good).
+            Some(rail) => yielding.resume_goal = Some(agent.resume_goal.unwrap_or(rail.end())),
+            // Nowhere to go: back home once the head has passed (or on to the goal it was
+            // going on to from a yield spot).
             None => {
-                yielding.resume_goal = Some(agent.position());
+                yielding.resume_goal = Some(agent.resume_goal.unwrap_or(agent.position()));
                 yielding.making_way_for = Some(head);
             }
         }
@@ -519,6 +524,29 @@ mod tests {
         let second = &world.agents[second];
         assert_eq!(second.resume_goal, Some(DVec2::new(1.0, 0.5)));
         assert_eq!(second.made_way_for, None);
+    }
+
+    #[test]
+    fn an_agent_asked_to_make_way_again_keeps_the_goal_it_will_go_on_to() {
+        let (mut world, first, second, _) = jam();
+        world.query(first).unwrap();
+        assert!(matches!(
+            world.query(second).unwrap(),
+            Order::Reroute { .. }
+        ));
+        assert_eq!(world.agents[second].resume_goal, Some(DVec2::new(1.0, 0.5)));
+        // Asked again before it reached the spot (its rail now ends there): it yields again
+        // and still goes on to its own goal afterwards, not to the first spot.
+        world.begin_frame(1.0 / 30.0);
+        world.set_motion(second, Motion::standing(0.0)).unwrap();
+        world.agents[first].waiting_on = Some((second, -10.0));
+        world.agents[second].make_way_for = Some(first);
+        let order = world.query(second).unwrap();
+        assert!(
+            matches!(&order, Order::Reroute { reroute, .. } if reroute.reason == RerouteReason::Yield),
+            "expected a second yield, got {order:?}"
+        );
+        assert_eq!(world.agents[second].resume_goal, Some(DVec2::new(1.0, 0.5)));
     }
 
     #[test]

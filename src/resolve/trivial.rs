@@ -359,7 +359,11 @@ impl World {
                         agent.resume_goal = None;
                         agent.made_way_for = None;
                     }
-                    RerouteReason::Avoid | RerouteReason::Destination | RerouteReason::Detour => {}
+                    // A detour is taken standing, and its start may wait on agents that move
+                    // on: no new bend or detour until the retry time (a detour found again
+                    // every frame, the same one, was an agent's every order for 4 s: arena-200).
+                    RerouteReason::Detour => agent.next_bend_time = now + BEND_RETRY,
+                    RerouteReason::Avoid | RerouteReason::Destination => {}
                 }
                 agent.waiting_on = None;
             }

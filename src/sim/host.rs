@@ -395,8 +395,13 @@ impl Simulation {
             let Some(&i) = self.index_of.get(key) else {
                 continue;
             };
+            // An agent on its way to a yield spot keeps its goal when that spot moves.
+            let yielding = self
+                .world
+                .agent(key)
+                .is_ok_and(|agent| agent.yielding_to_goal().is_some());
             let a = &mut self.agents[i];
-            let change = apply_order(a, &order);
+            let change = apply_order(a, &order, yielding);
             if let Some(change) = change {
                 match change {
                     Change::Faster | Change::Slower => self.counts.speed_change += 1,
@@ -487,8 +492,10 @@ impl Simulation {
     }
 }
 
-/// Apply an order to the host's agent; the change it makes, if any.
-fn apply_order(a: &mut HostAgent, order: &Order) -> Option<Change> {
+/// Apply an order to the host's agent; the change it makes, if any. `yielding`: the world has
+/// the agent on its way to (or at) a yield spot, so a moved destination is the spot's, not its
+/// goal.
+fn apply_order(a: &mut HostAgent, order: &Order, yielding: bool) -> Option<Change> {
     match *order {
         Order::Continue | Order::Wait { .. } => None,
         Order::ChangeSpeed { speed } => {
@@ -531,8 +538,10 @@ fn apply_order(a: &mut HostAgent, order: &Order) -> Option<Change> {
                 }
                 HostPhase::Standing | HostPhase::Moving => {}
             }
-            if reroute.reason == RerouteReason::Destination {
-                // The world moved the destination to a free spot: that is the goal now.
+            if reroute.reason == RerouteReason::Destination && !yielding {
+                // The world moved the destination to a free spot: that is the goal now (unless
+                // the rail led to a yield spot, and the spot moved: tradeshow-300, an agent that
+                // arrived at its goal was counted as not, its goal taken for the yield spot's).
                 a.goal = Some(rail.end());
             }
             Some(Change::Reroute(reroute.side))
@@ -629,4 +638,54 @@ fn advance(a: &mut HostAgent, dt: f64, now: f64) {
         }
     }
     a.position = rail.position(a.s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::AgentKey;
+
+    fn walker() -> HostAgent {
+        HostAgent {
+            key: AgentKey::default(),
+            desc: AgentDesc::default(),
+            mode: Mode::Rail,
+            goal: Some(DVec2::new(10.0, 0.0)),
+            rail: None,
+            planned_length: 10.0,
+            depart: 0.0,
+            departed: true,
+            s: 0.0,
+            speed: 1.4,
+            phase: HostPhase::Standing,
+            position: DVec2::ZERO,
+            arrived_at: None,
+            order: None,
+            velocity: DVec2::ZERO,
+            last_change: None,
+        }
+    }
+
+    fn destination_moved_to(end: DVec2) -> Order {
+        Order::Reroute {
+            rail: Arc::new(Rail::from_points(&[DVec2::ZERO, end]).unwrap()),
+            reroute: crate::Reroute {
+                reason: RerouteReason::Destination,
+                via: end,
+                side: None,
+            },
+        }
+    }
+
+    #[test]
+    fn a_moved_destination_is_the_goal_unless_the_rail_led_to_a_yield_spot() {
+        let end = DVec2::new(9.0, 1.0);
+        let mut a = walker();
+        apply_order(&mut a, &destination_moved_to(end), false);
+        assert_eq!(a.goal, Some(end));
+        // The yield spot moved: the goal is still the agent's own.
+        let mut a = walker();
+        apply_order(&mut a, &destination_moved_to(end), true);
+        assert_eq!(a.goal, Some(DVec2::new(10.0, 0.0)));
+    }
 }
