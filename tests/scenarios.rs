@@ -10,24 +10,36 @@ use sidestep::{Order, RerouteReason, Scenario, Simulation, StopCause};
 /// (doorway-crowd: 19 of 20 in this exact run, 267 of 320 over sixteen runs with the starts
 /// jittered by a centimetre, see docs/ROBUSTNESS.md), and there are order flips. They must still have no
 /// collisions and no off-mesh frames.
-const NOT_YET_FINISHING: [&str; 1] = ["doorway-crowd"];
+///
+/// `tradeshow-300` joined in session 11: once agents stopped speeding up during their start
+/// transition, 297 of its 300 arrived within the 160 s (the other three still walking); over
+/// 24 runs with jittered starts, 7,118 of 7,200 (7,168 before), docs/ROBUSTNESS.md.
+const NOT_YET_FINISHING: [&str; 2] = ["doorway-crowd", "tradeshow-300"];
 
 /// Crowds where every agent arrives, but some orders still flip (see their snapshots).
 /// `arena-200` is issue 7's: 200 agents from the MovingAI arena queries (docs/PERFORMANCE.md,
 /// "Real levels"). `tradeshow-300` joined in session 9: 300 agents of radius 0.19 m at random on
 /// the tradeshow mesh jammed (204 arrived: queues behind agents standing across each other's
-/// ways) until agents stuck in a jam made way (docs/ALGORITHM.md, "Making way"); all 300 arrive
-/// now, with flips. `corridor-two-way` (session 7) and `bottleneck` left this list in session 11,
+/// ways) until agents stuck in a jam made way (docs/ALGORITHM.md, "Making way"); all 300 arrived
+/// in session 9, 297 since session 11 (above). `arena-200-jittered` (session 11): arena-200 with
+/// its starts moved by up to a centimetre, the run that had a contact (fixtures/README.md).
+/// `corridor-two-way` (session 7) and `bottleneck` left this list in session 11,
 /// when returns to speed were decided after the rest of the frame (docs/ALGORITHM.md, "The
 /// frame"): each had one flip, a return to speed taken back.
-const FLIPPING: [&str; 3] = ["arena-200", "circle-rail", "tradeshow-300"];
+const FLIPPING: [&str; 4] = [
+    "arena-200",
+    "arena-200-jittered",
+    "circle-rail",
+    "tradeshow-300",
+];
 
 /// Crowds where every agent arrives, but the mean travel time ratio is above 1.5 (see their
 /// snapshots): a door or a corridor lets them through a few at a time. `corridor-two-way`: with
 /// starts toward agents standing far ahead (session 7) its streams no longer end in a standoff
 /// in jittered runs (16 → 246 of 256 arrivals, docs/ROBUSTNESS.md), but take a long time.
-const SLOW: [&str; 5] = [
+const SLOW: [&str; 6] = [
     "arena-200",
+    "arena-200-jittered",
     "bottleneck",
     "circle-rail",
     "corridor-two-way",
