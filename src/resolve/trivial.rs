@@ -143,7 +143,8 @@ impl World {
     ///    each other for [`AvoidanceConfig::deadlock_time`](crate::AvoidanceConfig)) by sending
     ///    one to a yield spot, or bend the rail around the blocker; else wait;
     /// 4. a moving agent: sweep at the current speed;
-    /// 5. on a collision: the collision-free speed closest to the preferred one; else the rail
+    /// 5. on a collision: the collision-free speed closest to the preferred one (only slower
+    ///    ones during the start transition); else the rail
     ///    bent through an avoidance point on either side (chapter 22.4), unless the last order
     ///    was a bend under its commitment time and the collision is far enough to wait; else
     ///    a clean stop; else the bend with the least overlap if it is less than the

@@ -73,7 +73,7 @@ pub(crate) enum BendTry {
 }
 
 /// A standing agent's tries for one set of [`BendInputs`], at most one per side and avoidance
-/// distance (136 bytes, boxed, held only by standing agents that have bent since they
+/// distance (80 bytes, boxed, held only by standing agents that have bent since they
 /// last moved: `Agent::bend_memo`, counted by `World::memory`).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct BendMemo {
@@ -133,6 +133,12 @@ mod tests {
             collision_s: 2.0f64.to_bits(),
             collision_at: [0, 0],
         }
+    }
+
+    #[test]
+    fn a_memo_holds_eighty_bytes() {
+        // The figure docs/PERFORMANCE.md counts per standing agent that has bent.
+        assert!(std::mem::size_of::<BendMemo>() <= 80);
     }
 
     #[test]
