@@ -64,7 +64,9 @@ pub enum RerouteReason {
     /// Around a predicted collision that speeds cannot solve (chapter 22.4).
     Avoid,
     /// The end moved to a free spot: another agent stands at or is bound for the same point
-    /// (chapter 22.5).
+    /// (chapter 22.5). The new end is the agent's goal, unless the agent is on its way to a
+    /// yield spot ([`crate::Agent::yielding_to_goal`] is `Some`): then the spot moved, and the
+    /// goal it goes on to afterwards is unchanged.
     Destination,
     /// Out of a deadlock: to a spot off the other agent's rail, to wait there.
     Yield,
