@@ -646,3 +646,30 @@ fn a_standing_agent_bends_around_an_agent_just_ahead_by_turning_on_the_spot() {
     let order = world.query(key).unwrap();
     assert!(matches!(order, Order::Start { .. }), "{order:?}");
 }
+
+/// A standing agent does not start in front of any agent walking behind it that would then
+/// have to slow down or stop for it (its own start check looks only ahead): here a walker
+/// whose order is old, not only one that has just started (session 12; until then only a
+/// fresh start or speed change counted, and such starts were followed by the walker's stop
+/// and the starter's, a flip and, from a start, a slide: jittered tradeshow-300 and
+/// doorway-crowd).
+#[test]
+fn a_start_does_not_cut_across_an_agent_walking_behind() {
+    let mut world = world_on("open-field");
+    let behind = walker(&mut world, v(8.0, 15.0), v(20.0, 15.0));
+    let crossing = waiter(&mut world, v(9.0, 16.1), v(13.0, 14.0));
+    // Long after any order: the walker's motion was set directly.
+    world.begin_frame(2.0);
+    let rail = world.agent(crossing).unwrap().rail().unwrap().clone();
+    assert_eq!(
+        world.collision_free_start(crossing, &rail).unwrap(),
+        StartVerdict::Go,
+        "its own check sees nothing ahead"
+    );
+    let order = world.query(crossing).unwrap();
+    assert!(matches!(order, Order::Wait { .. }), "{order:?}");
+    assert_eq!(
+        world.agent(crossing).unwrap().waiting_on().map(|(k, _)| k),
+        Some(behind)
+    );
+}

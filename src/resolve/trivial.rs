@@ -636,7 +636,6 @@ fn decide(
                         key,
                         rail,
                         plan_at(speed),
-                        false,
                         candidates,
                         samples,
                     )
@@ -716,11 +715,15 @@ fn decide_standing(
     let blocker = match verdict {
         StartVerdict::Go => {
             let plan = start_plan(desc, motion.s, desc.preferred_speed, 0.0);
+            // Not in front of an agent walking behind that would have to slow down or stop
+            // for it (its own check looks only ahead, so it cannot see that). Only agents
+            // whose start or speed change was fresh counted until session 12; any walker
+            // counts now (docs/ALGORITHM.md, "Trivial resolution").
             if let Some((other, hold_left)) =
-                forces_reaction_behind(world, key, rail, plan, true, candidates, samples)
+                forces_reaction_behind(world, key, rail, plan, candidates, samples)
             {
                 let mut decision = Decision::new(Order::Wait {
-                    clear_in: Some(hold_left),
+                    clear_in: (hold_left > 0.0).then_some(hold_left),
                 });
                 decision.waiting_on = Some(other);
                 return decision;
@@ -912,15 +915,14 @@ pub(super) fn far_standing_blocker(
 /// An agent behind `key` (one whose detection sweep looks ahead at `key`; `key`'s own sweeps
 /// look only ahead of it) that moves, and whose sweep would meet `key` if `key` moved by `plan`
 /// on `rail` but does not meet it on its present motion: an order that would force that agent
-/// to react. With `fresh_only`, only agents whose start or speed change is younger than the
-/// reversal hold count (with how much of the hold is left, seconds): for them the reaction
-/// would reverse that order, a flip (doorway-crowd).
+/// to react, with how much of the reversal hold of its last start or speed change is left
+/// (seconds; 0 when that order is older or was another kind). The reaction would be a slowdown
+/// or a stop, and a flip when it reverses a fresh start or speed change (doorway-crowd).
 fn forces_reaction_behind(
     world: &World,
     key: AgentKey,
     rail: &Rail,
     plan: MotionPlan,
-    fresh_only: bool,
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
 ) -> Option<(AgentKey, f64)> {
@@ -939,14 +941,7 @@ fn forces_reaction_behind(
     for &i in candidates.iter() {
         let other_key = world.dense[i as usize];
         let other = &world.agents[other_key];
-        let age = world.time - other.last_order_time;
-        let fresh = matches!(other.last_order, OrderKind::Start | OrderKind::ChangeSpeed)
-            && age < config.reversal_hold;
-        if other_key == key
-            || (fresh_only && !fresh)
-            || !other.plan.moves()
-            || found.is_some_and(|(k, _)| k <= other_key)
-        {
+        if other_key == key || !other.plan.moves() || found.is_some_and(|(k, _)| k <= other_key) {
             continue;
         }
         // Its sweep looks ahead of it only.
@@ -974,7 +969,14 @@ fn forces_reaction_behind(
             // It meets this agent already: its reaction is not this order's doing.
             continue;
         }
-        found = Some((other_key, (config.reversal_hold - age).max(0.0)));
+        let age = world.time - other.last_order_time;
+        let fresh = matches!(other.last_order, OrderKind::Start | OrderKind::ChangeSpeed);
+        let hold_left = if fresh {
+            (config.reversal_hold - age).max(0.0)
+        } else {
+            0.0
+        };
+        found = Some((other_key, hold_left));
     }
     found
 }
