@@ -673,3 +673,35 @@ fn a_start_does_not_cut_across_an_agent_walking_behind() {
         Some(behind)
     );
 }
+
+/// A standing agent does not start where a walker near its way, were it to stop now, would
+/// stand in the way of the start: walkers stop for others at any time, and the starter, still
+/// turning on the spot, would then have to stop as well and slide (session 12: the contacts
+/// left in jittered tradeshow-300 and doorway-crowd). Here the walker crosses just ahead and
+/// its start check, which predicts the walker going on, is clear.
+#[test]
+fn a_start_waits_while_a_walker_stopping_now_would_stand_in_its_way() {
+    let mut world = world_on("open-field");
+    let key = waiter(&mut world, v(10.0, 15.0), v(16.0, 15.0));
+    let crossing = walker(&mut world, v(11.3, 14.8), v(11.3, 25.0));
+    world.begin_frame(2.0);
+    let rail = world.agent(key).unwrap().rail().unwrap().clone();
+    assert_eq!(
+        world.collision_free_start(key, &rail).unwrap(),
+        StartVerdict::Go,
+        "the start check itself is clear"
+    );
+    let order = world.query(key).unwrap();
+    assert!(matches!(order, Order::Wait { .. }), "{order:?}");
+    assert_eq!(
+        world.agent(key).unwrap().waiting_on().map(|(k, _)| k),
+        Some(crossing)
+    );
+    // Once the walker is past, its stop would leave the way clear: the agent starts.
+    world
+        .set_motion(crossing, Motion::moving(2.5, 1.4))
+        .unwrap();
+    world.begin_frame(1.0 / 30.0);
+    let order = world.query(key).unwrap();
+    assert!(matches!(order, Order::Start { .. }), "{order:?}");
+}

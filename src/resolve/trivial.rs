@@ -16,7 +16,7 @@ use crate::detect::{
 use crate::geometry::left_normal;
 use crate::rail::Rail;
 use crate::world::{
-    plan_of, start_plan, stop_plan, AgentKey, Phase, World, WorldError, SPEED_TOLERANCE,
+    plan_of, start_plan, stop_plan, AgentKey, Motion, Phase, World, WorldError, SPEED_TOLERANCE,
 };
 
 /// A collider moving within this angle of the agent's line counts as moving along it (for the
@@ -728,6 +728,14 @@ fn decide_standing(
                 decision.waiting_on = Some(other);
                 return decision;
             }
+            // Nor where a walker near its way, stopping now, would stand in the way of its
+            // start: the starter, turning on the spot, would have to stop too.
+            if let Some(other) = stopping_walker_meets(world, key, rail, plan, candidates, samples)
+            {
+                let mut decision = Decision::new(Order::Wait { clear_in: None });
+                decision.waiting_on = Some(other);
+                return decision;
+            }
             return Decision::new(Order::Start {
                 speed: desc.preferred_speed,
             });
@@ -910,6 +918,72 @@ pub(super) fn far_standing_blocker(
         ..Sweep::ahead(key, rail, plan, 0.0).with(Hysteresis::resume(config))
     };
     detect(world, &movers, candidates, samples).is_none()
+}
+
+/// A walker (moving or starting) that, if it were told to stop now, would come to stand where
+/// `key` starting by `plan` on `rail` meets it before `key` could itself have started and
+/// stopped again (its start transition plus its stopping time at the start's speed), when it
+/// would not meet `key` standing. The lowest such key, for determinism.
+///
+/// The start check predicts walkers going on along their rails, but a walker near the way
+/// stops when anything else stops it (often the start itself, for one behind). The starter,
+/// still turning on the spot or accelerating, then has to stop too, and a stop from a start
+/// slides its stopping distance (jittered tradeshow-300 and doorway-crowd: the contacts left
+/// in session 11 were all this).
+fn stopping_walker_meets(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    plan: MotionPlan,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> Option<AgentKey> {
+    let config = world.config();
+    let agent = &world.agents[key];
+    let position = agent.position();
+    let desc = agent.desc();
+    let window = plan.still + plan.transition_time + desc.gait(plan.speed).stop_time;
+    // Within the window the starter covers at most `plan.max_speed() * window` and a walker
+    // at most `world.max_speed * window`.
+    let reach = (world.max_speed + plan.max_speed()) * window
+        + world.max_radius
+        + desc.radius
+        + 2.0 * config.margin;
+    candidates.clear();
+    world.grid.near(position, reach, candidates);
+    let mut found: Option<AgentKey> = None;
+    for &i in candidates.iter() {
+        let other_key = world.dense[i as usize];
+        let other = &world.agents[other_key];
+        if other_key == key
+            || !matches!(other.motion.phase, Phase::Moving | Phase::Starting { .. })
+            || found.is_some_and(|k| k <= other_key)
+        {
+            continue;
+        }
+        let Some(other_rail) = other.rail.as_deref() else {
+            continue;
+        };
+        let stopping = Motion {
+            phase: Phase::Stopping { elapsed: 0.0 },
+            ..other.motion
+        };
+        let stop = plan_of(other.desc(), &stopping);
+        let mut trajectory = Trajectory::on_rail_at(other_rail, stop, other.position());
+        sample_agent(&mut trajectory, other.desc().radius, window, samples);
+        let radii = desc.radius + other.desc().radius + 2.0 * config.margin;
+        let mut moved = Trajectory::on_rail_at(rail, plan, position);
+        if sweep_pair(samples, &mut moved, radii, f64::INFINITY).is_none() {
+            continue;
+        }
+        let mut now = agent.trajectory();
+        if sweep_pair(samples, &mut now, radii, f64::INFINITY).is_some() {
+            // Its stop meets this agent standing too: not the start's doing.
+            continue;
+        }
+        found = Some(other_key);
+    }
+    found
 }
 
 /// An agent behind `key` (one whose detection sweep looks ahead at `key`; `key`'s own sweeps
