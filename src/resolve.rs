@@ -9,6 +9,7 @@ mod rewrite;
 mod speculate;
 mod trivial;
 
+pub(crate) use deadlock::LaneLink;
 pub use order::{
     Occupancy, Order, OrderKind, Reroute, RerouteReason, Side, StartVerdict, StopCause,
 };

@@ -52,6 +52,9 @@ pub struct Agent {
     pub(crate) invalid_motion: bool,
     /// When it was last told to stop (world clock, seconds).
     pub(crate) last_stop_time: f64,
+    /// Since when it has been standing, as reported (world clock, seconds; infinite while it
+    /// moves).
+    pub(crate) stood_since: f64,
     /// When and to which side its rail was last bent around a collision.
     pub(crate) last_reroute: Option<(f64, Side)>,
     /// Progress of its bends: the least straight-line distance to its rail's end seen at a bend
@@ -62,6 +65,9 @@ pub struct Agent {
     pub(crate) next_bend_time: f64,
     /// The agent it has been waiting on, standing, and since when (world clock, seconds).
     pub(crate) waiting_on: Option<(AgentKey, f64)>,
+    /// Whether its way to the agent it waits on passes a single-lane place, measured while
+    /// both stand (a waiting cycle through such a place is broken at once).
+    pub(crate) lane_link: Option<crate::resolve::LaneLink>,
     /// It found no yield spot out of a deadlock; the others pass it over until then, seconds.
     pub(crate) cannot_yield_until: f64,
     /// Set when it yields out of a deadlock: the goal it goes on to from the yield spot.
@@ -353,10 +359,12 @@ impl World {
             collision: None,
             invalid_motion: false,
             last_stop_time: f64::NEG_INFINITY,
+            stood_since: f64::INFINITY,
             last_reroute: None,
             bend_progress: (f64::INFINITY, 0),
             next_bend_time: f64::NEG_INFINITY,
             waiting_on: None,
+            lane_link: None,
             cannot_yield_until: f64::NEG_INFINITY,
             resume_goal: None,
             make_way_for: None,
@@ -532,6 +540,10 @@ impl World {
         };
         match check_motion(&motion, rail.length(), agent.motion.s) {
             Ok(s) => {
+                agent.stood_since = match motion.phase {
+                    Phase::Standing => agent.stood_since.min(self.time),
+                    _ => f64::INFINITY,
+                };
                 agent.motion = Motion { s, ..motion };
                 agent.invalid_motion = false;
                 self.refresh(key);

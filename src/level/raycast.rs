@@ -191,6 +191,20 @@ impl NavMesh {
         self.raycast(from, to).reached()
     }
 
+    /// The width of the mesh across `direction` (need not be unit) at `point`: the on-mesh
+    /// length of the line through `point` square to `direction`, each side counted up to
+    /// `up_to` metres (so at most `2 × up_to`). Exact up to the raycast's tolerance
+    /// ([`NavMesh::raycast`]). An off-mesh point, or a zero or non-finite direction, gives 0.
+    pub(crate) fn width_across(&self, point: DVec2, direction: DVec2, up_to: f64) -> f64 {
+        let Some(unit) = direction.try_normalize() else {
+            return 0.0;
+        };
+        let across = DVec2::new(-unit.y, unit.x) * up_to;
+        let left = self.raycast(point, point + across).fraction;
+        let right = self.raycast(point, point - across).fraction;
+        (left + right) * up_to
+    }
+
     /// The furthest on-mesh point from `origin` along `direction` (need not be unit), up to
     /// `max_distance` metres. An off-mesh origin, a zero or non-finite direction, or a negative or
     /// NaN distance gives the origin itself with distance 0.
@@ -223,5 +237,53 @@ impl NavMesh {
             blocked: !hit.reached(),
             wall: hit.wall,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Level;
+
+    fn level(json: serde_json::Value) -> Level {
+        Level::from_json(&json.to_string(), "test").unwrap()
+    }
+
+    #[test]
+    fn the_width_across_a_corridor_and_a_door_is_their_width() {
+        let corridor = level(serde_json::json!({
+            "name": "corridor",
+            "boundary": [[0, 0], [30, 0], [30, 2.4], [0, 2.4]],
+        }));
+        let mesh = corridor.navmesh();
+        let along = DVec2::X;
+        let width = mesh.width_across(DVec2::new(12.0, 0.9), along, 5.0);
+        assert!((width - 2.4).abs() < 1e-9, "{width}");
+        // Each side is counted up to the limit.
+        let width = mesh.width_across(DVec2::new(12.0, 0.9), along, 1.0);
+        assert!((width - 1.9).abs() < 1e-9, "{width}");
+        // Square to the walls, the width is the corridor's length, up to the limit.
+        let width = mesh.width_across(DVec2::new(12.0, 0.9), DVec2::Y, 5.0);
+        assert!((width - 10.0).abs() < 1e-9, "{width}");
+        assert_eq!(
+            mesh.width_across(DVec2::new(12.0, 0.9), DVec2::ZERO, 5.0),
+            0.0
+        );
+        assert_eq!(mesh.width_across(DVec2::new(-1.0, 0.9), along, 5.0), 0.0);
+
+        // The doorway fixture: a 1 m wall at x 9.5..10.5 with a door from y 4.4 to 5.6.
+        let doorway = level(serde_json::json!({
+            "name": "doorway",
+            "boundary": [[0, 0], [20, 0], [20, 10], [0, 10]],
+            "holes": [
+                [[9.5, 0], [10.5, 0], [10.5, 4.4], [9.5, 4.4]],
+                [[9.5, 5.6], [10.5, 5.6], [10.5, 10], [9.5, 10]],
+            ],
+        }));
+        let mesh = doorway.navmesh();
+        let width = mesh.width_across(DVec2::new(10.0, 5.3), along, 3.0);
+        assert!((width - 1.2).abs() < 1e-9, "{width}");
+        let width = mesh.width_across(DVec2::new(8.0, 5.3), along, 3.0);
+        assert!((width - 6.0).abs() < 1e-9, "{width}");
     }
 }

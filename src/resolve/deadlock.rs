@@ -16,6 +16,10 @@ use crate::level::PathOptions;
 use crate::rail::Rail;
 use crate::world::{AgentKey, World};
 
+mod narrow;
+
+pub(crate) use narrow::LaneLink;
+
 /// What [`World::break_deadlock`] found.
 pub(super) enum DeadlockOutcome {
     /// No deadlock through this agent (cheap to find out).
@@ -98,6 +102,7 @@ impl World {
         &self,
         key: AgentKey,
         blocker: AgentKey,
+        lane_link: Option<LaneLink>,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> DeadlockOutcome {
@@ -108,7 +113,12 @@ impl World {
         if self.yield_searches >= YIELD_SEARCHES_PER_FRAME {
             return DeadlockOutcome::None;
         }
-        let Some(cycle) = self.waiting_cycle(key) else {
+        // A cycle whose every link has lasted the deadlock time, or one through a place too
+        // narrow for two agents to pass (`narrow`), however recent its links.
+        let Some(cycle) = self
+            .waiting_cycle(key)
+            .or_else(|| self.single_lane_cycle(key, lane_link))
+        else {
             return DeadlockOutcome::None;
         };
         self.yield_out_of(key, cycle, candidates, samples)
@@ -480,7 +490,7 @@ mod tests {
         // Equal priorities: the agent added last has the turn.
         let mut candidates = Vec::new();
         let mut samples = Vec::new();
-        let outcome = world.break_deadlock(first, second, &mut candidates, &mut samples);
+        let outcome = world.break_deadlock(first, second, None, &mut candidates, &mut samples);
         assert!(matches!(outcome, DeadlockOutcome::NotItsTurn));
         // Through the whole query: the first waits, spends none of the frame's searches and is
         // not passed over; the second then yields into the alcove.

@@ -5,7 +5,7 @@ use glam::DVec2;
 
 use std::sync::Arc;
 
-use super::deadlock::DeadlockOutcome;
+use super::deadlock::{DeadlockOutcome, LaneLink};
 use super::detour::DETOUR_SEARCHES_PER_FRAME;
 use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopCause};
 use super::rewrite::{BendInputs, BendMemo, BendRequest};
@@ -315,6 +315,12 @@ impl World {
             (Some(blocker), _) => Some((blocker, now)),
             (None, _) => None,
         };
+        agent.lane_link = match decision.lane_link {
+            Some(link) => Some(link),
+            None => agent
+                .lane_link
+                .filter(|link| agent.waiting_on.is_some_and(|(k, _)| k == link.blocker)),
+        };
         match &decision.order {
             Order::Continue | Order::Wait { .. } => return,
             Order::ChangeSpeed { speed } => agent.motion.speed = *speed,
@@ -412,6 +418,9 @@ pub(super) struct Decision {
     /// A return to a faster speed with no collision ahead (step 6): `query_all` decides it
     /// again after the other agents.
     pub resumes: bool,
+    /// A standing agent's measure of the way to the agent it waits on (single-lane or not),
+    /// kept while both stand there.
+    pub lane_link: Option<LaneLink>,
 }
 
 impl Decision {
@@ -431,6 +440,7 @@ impl Decision {
             yield_failed: false,
             bend_memo: None,
             resumes: false,
+            lane_link: None,
         }
     }
 
@@ -753,7 +763,8 @@ fn decide_standing(
     // rail to bend around an agent with nowhere to go.
     let mut decision = Decision::new(Order::Wait { clear_in: None });
     decision.waiting_on = Some(blocker);
-    match world.break_deadlock(key, blocker, candidates, samples) {
+    decision.lane_link = world.lane_link(key, blocker);
+    match world.break_deadlock(key, blocker, decision.lane_link, candidates, samples) {
         DeadlockOutcome::Yield(yielding) => return *yielding,
         DeadlockOutcome::Searched => {
             decision.bend_failed = true;
