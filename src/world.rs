@@ -11,7 +11,7 @@ pub use agent::{
     AgentDesc, AgentKey, Gait, Locomotion, Motion, Phase, StartTransition, DEFAULT_DECELERATION,
     MIN_STOP_TIME, SPEED_TOLERANCE,
 };
-pub use config::AvoidanceConfig;
+pub use config::{AvoidanceConfig, MARGIN_RADII};
 pub use error::WorldError;
 pub use memory::WorldMemory;
 

@@ -728,6 +728,75 @@ fn a_faster_follower_close_behind_slows_to_the_leaders_speed() {
     );
 }
 
+#[test]
+fn a_follower_at_the_margins_walks_slower_than_its_leader_until_the_gap_opens() {
+    // Both walk at 1.4 m/s, 0.12 m apart surface to surface: no collision at that speed, but
+    // under both margins (0.1 m) plus the reaction room (0.6 m/s over 0.1 s). A slow-down of
+    // the leader would take the follower inside the margins before it could answer; it takes
+    // a gait slower than the leader's, and at 0.3 m it keeps the leader's speed.
+    for (gap, expected) in [
+        (0.12, Order::ChangeSpeed { speed: 0.8 }),
+        (0.3, Order::Continue),
+    ] {
+        let mut world = world_on("corridor");
+        let rail = Rail::from_points(&[v(2.0, 1.2), v(28.0, 1.2)]).unwrap();
+        let leader = stander(&mut world, v(6.0, 1.2));
+        world.set_rail(leader, rail).unwrap();
+        world.set_motion(leader, Motion::moving(4.0, 1.4)).unwrap();
+        let behind = 6.0 - 0.8 - gap;
+        let follower = stander(&mut world, v(behind, 1.2));
+        let own = Rail::from_points(&[v(2.0, 1.2), v(26.0, 1.2)]).unwrap();
+        world.set_rail(follower, own).unwrap();
+        world
+            .set_motion(follower, Motion::moving(behind - 2.0, 1.4))
+            .unwrap();
+        assert_eq!(world.query(follower).unwrap(), expected, "gap {gap}");
+    }
+}
+
+#[test]
+fn a_faster_speed_out_of_a_collision_keeps_the_resume_checks_room() {
+    // An agent that can only go faster (1.4 or 2.6 m/s) and a walker crossing its way: the
+    // walker starts further along each time, so that 2.6 m/s passes ahead of it with less and
+    // less room. The faster speed is ordered only while the closest approach keeps the radii
+    // and margins grown by the resume inflation (0.9 m × 1.2); with less, it stops. Before, a
+    // speed-up with barely the 0.9 m could meet the walker a frame later, and the stop from
+    // 2.6 m/s is the longest.
+    let room = (0.8 + 2.0 * 0.05) * 1.2;
+    let (mut faster, mut refused_within_room) = (0, 0);
+    for i in 0..80 {
+        let y0 = 9.0 + i as f64 * 0.05;
+        let mut world = world_on("open-field");
+        let east = walker_with(
+            &mut world,
+            AgentDesc::with_speeds(0.4, &[1.4, 2.6], 1.4),
+            v(12.0, 15.0),
+            v(28.0, 15.0),
+            1.4,
+        );
+        walker(&mut world, v(15.0, y0), v(15.0, 28.0), 1.4);
+        let order = world.query(east).unwrap();
+        // Closest approach if it goes at 2.6 m/s and the walker on at 1.4 m/s (both straight).
+        let closest = (0..=300)
+            .map(|k| {
+                let t = k as f64 * 0.01;
+                v(12.0 + 2.6 * t, 15.0).distance(v(15.0, y0 + 1.4 * t))
+            })
+            .fold(f64::INFINITY, f64::min);
+        if order == (Order::ChangeSpeed { speed: 2.6 }) {
+            faster += 1;
+            assert!(closest >= room - 0.01, "y0 {y0}: closest {closest}");
+        } else if closest > 0.95 && closest < room - 0.02 {
+            refused_within_room += 1;
+        }
+    }
+    assert!(faster > 0, "no speed-up at all");
+    assert!(
+        refused_within_room > 0,
+        "no case between the plain and the grown radii"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Queries
 // ---------------------------------------------------------------------------------------------

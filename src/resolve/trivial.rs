@@ -30,6 +30,17 @@ const PARALLEL_DEGREES: f64 = 10.0;
 /// jittered runs (docs/ALGORITHM.md, "Trivial resolution").
 const QUEUE_DEGREES: f64 = 45.0;
 
+/// Reaction room of a close follower, seconds. A follower whose gap to its leader (surface to
+/// surface) is under both margins plus its speed above its slowest gait times this walks a gait
+/// slower than the leader's, so that the gap opens. Speed changes take effect at once, and a
+/// follower queried before its leader sees the leader's slow-down a frame late: following at
+/// the margins, that frame took it inside them, no slower speed cleared the sweep any more, and
+/// its stop slid it into the leader (tradeshow-1000 and tradeshow-300 with the 0.024 m margin of
+/// their 0.19 m agents, starts jittered: contacts of 4.7 % and 9.5 %). Three frames at 30 Hz;
+/// for the 0.4 m agents of the hand-made fixtures (a room of 0.16 m) it changed nothing in 12
+/// jittered runs of each crowd fixture (docs/ROBUSTNESS.md, session 13).
+const FOLLOW_REACTION: f64 = 0.1;
+
 /// Steps of a delayed start tried by [`World::collision_free_start`], seconds.
 const START_DELAY_STEP: f64 = 0.25;
 
@@ -529,7 +540,16 @@ fn decide(
         for speed in speeds_by_preference(desc, |v| {
             (v - motion.speed).abs() > SPEED_TOLERANCE && !(starting && v > motion.speed)
         }) {
-            if sweep(plan_at(speed), 0.0, candidates, samples).is_none() {
+            // A faster speed needs the resume check's room (`resume_inflation`): one that
+            // only just cleared the collider could meet it a frame later, and the stop from
+            // the faster speed is the longest (tradeshow-1000 with its starts jittered: from
+            // 2.6 m/s, 1.1 m along a curving rail into the agent it had sped away from).
+            let inflation = if speed > motion.speed {
+                Hysteresis::resume(config).inflation
+            } else {
+                0.0
+            };
+            if sweep(plan_at(speed), inflation, candidates, samples).is_none() {
                 return Decision::with_collision(Order::ChangeSpeed { speed }, collision);
             }
         }
@@ -606,22 +626,33 @@ fn decide(
     }
     // 5. Follow distance, then the way back to the preferred speed.
     let leader = follow_leader(world, key, 1.0, candidates);
-    if let Some(leader_speed) = leader {
-        if motion.speed > leader_speed + SPEED_TOLERANCE {
+    if let Some(leader) = leader {
+        // Closer than both margins and the reaction room: a gait slower than the leader's,
+        // so that the gap opens (`FOLLOW_REACTION`).
+        let slowest = desc
+            .gaits
+            .iter()
+            .map(|g| g.speed)
+            .fold(f64::INFINITY, f64::min);
+        let reaction_room = (motion.speed - slowest).max(0.0) * FOLLOW_REACTION;
+        let close = leader.gap < 2.0 * config.margin + reaction_room;
+        let allowed = |v: f64| {
+            if close {
+                v < leader.speed - SPEED_TOLERANCE
+            } else {
+                v <= leader.speed
+            }
+        };
+        if motion.speed > leader.speed + SPEED_TOLERANCE || (close && !allowed(motion.speed)) {
             let slower = desc
                 .gaits
                 .iter()
                 .map(|g| g.speed)
-                .filter(|&v| v <= leader_speed)
+                .filter(|&v| allowed(v))
                 .fold(None, |best: Option<f64>, v| {
                     Some(best.map_or(v, |b| b.max(v)))
                 })
-                .unwrap_or_else(|| {
-                    desc.gaits
-                        .iter()
-                        .map(|g| g.speed)
-                        .fold(f64::INFINITY, f64::min)
-                });
+                .unwrap_or(slowest);
             if slower < motion.speed - SPEED_TOLERANCE {
                 return Decision::new(Order::ChangeSpeed { speed: slower });
             }
@@ -632,7 +663,7 @@ fn decide(
         && since_order >= config.reversal_hold
     {
         // Hysteresis: a leader a little beyond the follow gap still caps the speed.
-        let cap = follow_leader(world, key, 1.5, candidates).unwrap_or(f64::INFINITY);
+        let cap = follow_leader(world, key, 1.5, candidates).map_or(f64::INFINITY, |l| l.speed);
         let off = (motion.speed - desc.preferred_speed).abs();
         for speed in speeds_by_preference(desc, |v| {
             (v - desc.preferred_speed).abs() < off && v <= cap.max(motion.speed)
@@ -1101,7 +1132,7 @@ fn follow_leader(
     key: AgentKey,
     scale: f64,
     candidates: &mut Vec<u32>,
-) -> Option<f64> {
+) -> Option<Leader> {
     let config = world.config();
     let agent = &world.agents[key];
     let (p, dir, r) = (agent.position(), agent.direction(), agent.desc().radius);
@@ -1135,7 +1166,16 @@ fn follow_leader(
             best = Some((d, m.speed));
         }
     }
-    best.map(|(_, v)| v)
+    best.map(|(gap, speed)| Leader { gap, speed })
+}
+
+/// The nearest agent ahead walking the same way within the follow gap ([`follow_leader`]).
+#[derive(Clone, Copy, Debug)]
+struct Leader {
+    /// Distance between the two discs, metres.
+    gap: f64,
+    /// Its speed, m/s.
+    speed: f64,
 }
 
 /// Whether a standing agent may start now along `rail` from `s`, with its start transition

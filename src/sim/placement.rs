@@ -111,10 +111,9 @@ impl Scenario {
     /// time 0, with random (seeded) start and goal points: on the mesh, at least
     /// `radius + 0.05` m from walls, starts pairwise and goals pairwise at least
     /// `2 × radius × 1.05` apart, each goal at least `min_trip` from its start and reachable from
-    /// it by a rail (free agents: a corner path) planned for the radius. Default avoidance
-    /// settings, with the ORCA neighbour distance scaled to the radius
-    /// ([`OrcaConfig::from_agent_radius`](crate::OrcaConfig::from_agent_radius)). Deterministic
-    /// for a level, options and seed.
+    /// it by a rail (free agents: a corner path) planned for the radius. The avoidance settings
+    /// for the radius ([`AvoidanceConfig::from_agent_radius`]: the margin and the ORCA
+    /// neighbour distance scale with it). Deterministic for a level, options and seed.
     ///
     /// Fails when an option is out of range, or with [`PlacementError::Crowded`] when the
     /// agents do not fit within [`PLACEMENT_ATTEMPTS_PER_AGENT`] × `agents` point draws.
@@ -124,11 +123,7 @@ impl Scenario {
         options: &PlacementOptions,
     ) -> Result<Scenario, PlacementError> {
         let template = check_options(options)?;
-        let mut avoidance = AvoidanceConfig::default();
-        avoidance.orca = crate::steer::OrcaConfig {
-            substeps: avoidance.orca.substeps,
-            ..crate::steer::OrcaConfig::from_agent_radius(options.radius)
-        };
+        let avoidance = AvoidanceConfig::from_agent_radius(options.radius);
         let mesh = level.navmesh();
         let sampler = MeshSampler::new(mesh);
         let radius = options.radius;

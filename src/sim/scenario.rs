@@ -27,11 +27,38 @@ pub struct ScenarioFile {
     /// Seed of any randomness (none is used by rail scenarios yet). Default 0.
     #[serde(default)]
     pub seed: u64,
-    /// Overrides of [`AvoidanceConfig`] by field name.
+    /// Overrides of [`AvoidanceConfig`] by field name. [`Scenario::from_json`] fills the
+    /// fields the file leaves out that depend on the agents' size (`margin`,
+    /// `orca.neighbour_distance`) from its largest agent's radius
+    /// ([`AvoidanceConfig::from_agent_radius`]); [`Scenario::from_file`] takes them as they are.
     #[serde(default)]
     pub avoidance: AvoidanceConfig,
     /// The agents.
     pub agents: Vec<AgentEntry>,
+}
+
+/// Which of the settings derived from the agents' radius a scenario file gives itself (read
+/// beside [`ScenarioFile`], which cannot tell a field left out from one given its default).
+#[derive(Default, Deserialize)]
+struct GivenSettings {
+    #[serde(default)]
+    avoidance: GivenAvoidance,
+}
+
+/// See [`GivenSettings`].
+#[derive(Default, Deserialize)]
+struct GivenAvoidance {
+    #[serde(default)]
+    margin: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    orca: GivenOrca,
+}
+
+/// See [`GivenSettings`].
+#[derive(Default, Deserialize)]
+struct GivenOrca {
+    #[serde(default)]
+    neighbour_distance: Option<serde::de::IgnoredAny>,
 }
 
 fn default_dt() -> f64 {
@@ -226,12 +253,31 @@ impl Scenario {
         origin: &str,
         base: Option<&FilePath>,
     ) -> Result<Scenario, ScenarioError> {
-        let file: ScenarioFile = serde_json::from_str(text).map_err(|e| ScenarioError::Parse {
-            origin: origin.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message: crate::level::json_error_message(&e),
-        })?;
+        let mut file: ScenarioFile =
+            serde_json::from_str(text).map_err(|e| ScenarioError::Parse {
+                origin: origin.to_owned(),
+                line: e.line(),
+                column: e.column(),
+                message: crate::level::json_error_message(&e),
+            })?;
+        // The settings that scale with the agents' size and that the file leaves out are those
+        // for its largest agent, not for the default 0.4 m one (`AvoidanceConfig::from_agent_radius`).
+        let given: GivenSettings = serde_json::from_str(text).unwrap_or_default();
+        let largest = file
+            .agents
+            .iter()
+            .map(|a| a.radius)
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .reduce(f64::max);
+        if let Some(radius) = largest {
+            let derived = AvoidanceConfig::from_agent_radius(radius);
+            if given.avoidance.margin.is_none() {
+                file.avoidance.margin = derived.margin;
+            }
+            if given.avoidance.orca.neighbour_distance.is_none() {
+                file.avoidance.orca.neighbour_distance = derived.orca.neighbour_distance;
+            }
+        }
         Scenario::from_file(file, origin, base)
     }
 
