@@ -8,6 +8,10 @@ collisions, summed over the runs.
 
     python3 tools/jitter_fixtures.py --runs 16 target/release/sidestep /tmp/other/sidestep
 
+With --contacts, every run with a collision is also printed (build, fixture, seed, collisions,
+largest penetration), to be replayed with --keep DIR, which keeps the scenario files there
+(FIXTURE-SEED.json) instead of a temporary directory.
+
 Standard library only. The jittered scenario files go to a temporary directory.
 """
 
@@ -36,11 +40,16 @@ def main():
     parser.add_argument("--runs", type=int, default=6, help="runs per fixture (default 6)")
     parser.add_argument("--jitter", type=float, default=0.01, help="metres (default 0.01)")
     parser.add_argument("--fixtures", default=",".join(FIXTURES))
+    parser.add_argument("--contacts", action="store_true", help="print every run with a collision")
+    parser.add_argument("--keep", metavar="DIR", help="write the scenario files to DIR and keep them")
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     scenarios = os.path.join(root, "fixtures", "scenarios")
     totals = {b: {} for b in args.binaries}
-    with tempfile.TemporaryDirectory() as tmp:
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or scratch
         for name in args.fixtures.split(","):
             base = json.load(open(os.path.join(scenarios, name + ".json")))
             if isinstance(base["level"], str):
@@ -66,6 +75,12 @@ def main():
                     t[1] += m["agents"]
                     t[2] += m["order_flips"]
                     t[3] += m["collisions"]
+                    if args.contacts and m["collisions"]:
+                        print(
+                            f"contact: {binary} {name} seed {seed}: {m['collisions']} collision(s),"
+                            f" max penetration {m['max_penetration']:.3f} ({path})",
+                            flush=True,
+                        )
     for binary, per in totals.items():
         print(binary)
         for name, (reached, agents, flips, collisions) in per.items():
