@@ -261,7 +261,8 @@ impl Scenario {
                 message: crate::level::json_error_message(&e),
             })?;
         // The settings that scale with the agents' size and that the file leaves out are those
-        // for its largest agent, not for the default 0.4 m one (`AvoidanceConfig::from_agent_radius`).
+        // for its largest agent, not for the default 0.4 m one
+        // (`AvoidanceConfig::from_agent_radius`).
         let given: GivenSettings = serde_json::from_str(text).unwrap_or_default();
         let largest = file
             .agents

@@ -90,9 +90,10 @@ impl Default for AvoidanceConfig {
 impl AvoidanceConfig {
     /// The defaults for agents of the given collision radius (metres; the largest, in a crowd
     /// of several sizes): [`margin`](Self::margin) is [`MARGIN_RADII`] radii and ORCA's settings
-    /// are [`OrcaConfig::from_agent_radius`]; every other field is in seconds, degrees or
-    /// radii already and keeps its default. `from_agent_radius(0.4)` is [`Default`]. The
-    /// margin is capped at 1 m, the top of its range (agents of radius over 8 m).
+    /// are [`OrcaConfig::from_agent_radius`]; every other field is in seconds, degrees or radii
+    /// already, or picked from the agents (`cell_size` 0), and keeps its default.
+    /// `from_agent_radius(0.4)` is [`Default`]. The margin is capped at 1 m, the top of its
+    /// range (agents of radius over 8 m).
     pub fn from_agent_radius(radius: f64) -> Self {
         AvoidanceConfig {
             horizon: 2.0,
