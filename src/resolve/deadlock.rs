@@ -457,8 +457,9 @@ mod tests {
         World::new(level, AvoidanceConfig::default()).unwrap()
     }
 
-    /// An agent of radius 0.4 standing at `from` on a straight rail to `to`, wanting to go.
-    fn stander(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
+    /// An agent of radius 0.4 standing at `from` on a straight rail to `to`, wanting to go
+    /// (also the agents of `narrow`'s tests).
+    pub(super) fn stander(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
         let key = world
             .add_agent(AgentDesc {
                 position: from,

@@ -142,30 +142,16 @@ impl World {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::stander;
     use super::*;
     use crate::level::Level;
     use crate::rail::Rail;
-    use crate::world::{AgentDesc, Motion};
+    use crate::world::Motion;
     use crate::{AvoidanceConfig, Order, RerouteReason};
 
     fn world_on(name: &str) -> World {
         let path = format!("{}/fixtures/levels/{name}.json", env!("CARGO_MANIFEST_DIR"));
         World::new(Level::load(path).unwrap(), AvoidanceConfig::default()).unwrap()
-    }
-
-    /// An agent of radius 0.4 standing at `from` on a straight rail to `to`, wanting to go.
-    fn stander(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
-        let key = world
-            .add_agent(AgentDesc {
-                position: from,
-                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-            })
-            .unwrap();
-        world
-            .set_rail(key, Rail::from_points(&[from, to]).unwrap())
-            .unwrap();
-        world.set_motion(key, Motion::standing(0.0)).unwrap();
-        key
     }
 
     /// Two agents face to face, each waiting on the other since now; the first has stood for
