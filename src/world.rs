@@ -48,6 +48,9 @@ pub struct Agent {
     pub(crate) range: f64,
     pub(crate) last_order: OrderKind,
     pub(crate) last_order_time: f64,
+    /// Which way its last order changed its speed, when it was a speed change: a fresh change
+    /// is not reversed by another while the collision leaves time (`resolve/trivial.rs`).
+    pub(crate) last_speed_step: Option<SpeedStep>,
     pub(crate) collision: Option<Collision>,
     pub(crate) invalid_motion: bool,
     /// When it was last told to stop (world clock, seconds).
@@ -90,6 +93,15 @@ pub struct Agent {
     /// Its index in the world's dense arrays (`World::dense`, `World::hot`) since the last
     /// rebuild of the broad phase.
     pub(crate) slot: u32,
+}
+
+/// The direction of a speed change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SpeedStep {
+    /// To a faster speed.
+    Faster,
+    /// To a slower speed.
+    Slower,
 }
 
 /// What a sweep's broad phase reads of each candidate, kept in a flat array in key order
@@ -356,6 +368,7 @@ impl World {
             range: 0.0,
             last_order: OrderKind::Continue,
             last_order_time: f64::NEG_INFINITY,
+            last_speed_step: None,
             collision: None,
             invalid_motion: false,
             last_stop_time: f64::NEG_INFINITY,

@@ -797,6 +797,223 @@ fn a_faster_speed_out_of_a_collision_keeps_the_resume_checks_room() {
     );
 }
 
+/// An agent alone on open-field at 0.8 m/s from (12, 15) heading east, never ordered: its first
+/// query returns it to its preferred 1.4 m/s (a fresh speed-up).
+fn freshly_sped_up() -> (World, AgentKey) {
+    let mut world = world_on("open-field");
+    let east = walker(&mut world, v(12.0, 15.0), v(28.0, 15.0), 0.8);
+    assert_eq!(
+        world.query(east).unwrap(),
+        Order::ChangeSpeed { speed: 1.4 }
+    );
+    (world, east)
+}
+
+#[test]
+fn a_fresh_speed_up_holds_while_the_collision_leaves_time_to_act_after_it() {
+    // The crossing of `crossing()` (meeting in about 2.1 s, which there gives a speed change at
+    // once), but the east agent has just sped up: it keeps its speed for the rest of the
+    // reversal hold, as the collision is further off than that plus its stopping time. Taking
+    // the speed-up back at once was most of the flips left in the crowd fixtures.
+    let (mut world, east) = freshly_sped_up();
+    let north = walker(&mut world, v(15.0, 12.0), v(15.0, 28.0), 1.4);
+    assert_eq!(world.query(east).unwrap(), Order::Continue);
+    assert_eq!(
+        world
+            .agent(east)
+            .unwrap()
+            .last_collision()
+            .map(|c| c.collider),
+        Some(north)
+    );
+    // Once the hold is over it answers the collision, which it still can without a contact.
+    let dt = 0.25;
+    let mut order = Order::Continue;
+    for frame in 1..=3 {
+        let s = 1.4 * dt * frame as f64;
+        world.begin_frame(dt);
+        world.set_motion(east, Motion::moving(s, 1.4)).unwrap();
+        world.set_motion(north, Motion::moving(s, 1.4)).unwrap();
+        order = world.query(east).unwrap();
+        if world.time() < world.config().reversal_hold {
+            assert_eq!(order, Order::Continue, "at {} s", world.time());
+        }
+    }
+    match order {
+        Order::ChangeSpeed { speed } => assert!(speed < 1.4, "{speed}"),
+        Order::Stop {
+            cause: StopCause::Collision(_),
+        }
+        | Order::Reroute { .. } => {}
+        other => panic!("the collision must be answered after the hold, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_fresh_speed_up_answers_a_collision_sooner_than_its_hold_at_once() {
+    // Just sped up, and an agent stands 1.6 m ahead: the collision is within the rest of the
+    // hold and the stopping time, so the hold does not apply.
+    let (mut world, east) = freshly_sped_up();
+    stander(&mut world, v(13.6, 15.0));
+    let order = world.query(east).unwrap();
+    assert_ne!(order, Order::Continue);
+    assert_ne!(order, Order::ChangeSpeed { speed: 2.6 });
+}
+
+#[test]
+fn a_fresh_slow_down_takes_no_faster_speed_out_of_the_next_collision() {
+    // An east agent at 0.8 m/s and a walker crossing its way 1.6 m ahead so that they would
+    // meet at 0.8 m/s but not at 2.6 m/s. Never ordered, the east agent speeds up out of it;
+    // just after a slow-down, it does not, as the speed-up would reverse
+    // the slow-down within its reversal hold.
+    let crossing_walker = |world: &mut World| walker(world, v(15.0, 12.2), v(15.0, 28.0), 1.4);
+    let mut world = world_on("open-field");
+    let east = walker(&mut world, v(13.4, 15.0), v(28.0, 15.0), 0.8);
+    crossing_walker(&mut world);
+    let unhurried = world.query(east).unwrap();
+    let Order::ChangeSpeed { speed } = unhurried else {
+        panic!("expected a speed-up out of the collision, got {unhurried:?}");
+    };
+    assert!(speed > 0.8, "{speed}");
+
+    // The same, but it has just slowed to 0.8 m/s for another walker, gone since.
+    let mut world = world_on("open-field");
+    let east = walker(&mut world, v(13.4, 15.0), v(28.0, 15.0), 1.4);
+    let first = walker(&mut world, v(16.0, 17.6), v(16.0, 2.0), 1.4);
+    assert_eq!(
+        world.query(east).unwrap(),
+        Order::ChangeSpeed { speed: 0.8 }
+    );
+    world.remove_agent(first).unwrap();
+    crossing_walker(&mut world);
+    // It keeps its speed for the rest of the hold (the collision leaves time), stops or bends.
+    match world.query(east).unwrap() {
+        Order::ChangeSpeed { speed } => assert!(speed < 0.8, "{speed}"),
+        Order::Continue | Order::Stop { .. } | Order::Reroute { .. } => {}
+        other => panic!("expected no faster speed, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_fresh_speed_up_keeps_its_hold_behind_a_slower_leader_outside_the_reaction_room() {
+    // A leader 1.15 m ahead (surface to surface: within the follow gap of 1.2 m, outside the
+    // margins and the reaction room) walking at 0.8 m/s, 29° off the follower's line and away
+    // from it, so that the sweep is clear. A follower at its preferred speed, never ordered,
+    // slows to the leader's; one that has just sped up keeps its hold.
+    let leader_rail = |world: &mut World| {
+        let from = v(12.0 + 1.95, 15.0);
+        let heading = 29f64.to_radians();
+        let to = from + 10.0 * v(heading.cos(), heading.sin());
+        walker(world, from, to, 0.8)
+    };
+    let mut world = world_on("open-field");
+    let follower = walker(&mut world, v(12.0, 15.0), v(28.0, 15.0), 1.4);
+    leader_rail(&mut world);
+    assert_eq!(
+        world.query(follower).unwrap(),
+        Order::ChangeSpeed { speed: 0.8 }
+    );
+    assert!(world.agent(follower).unwrap().last_collision().is_none());
+
+    let (mut world, follower) = freshly_sped_up();
+    leader_rail(&mut world);
+    assert_eq!(world.query(follower).unwrap(), Order::Continue);
+}
+
+#[test]
+fn an_unclean_stop_waits_while_the_collision_is_far() {
+    // Two agents head-on in the 1 m corridor of narrow-alcove (no room to bend) with one
+    // speed: a stop does not clear the agent walking at it, so the stop is not clean. While
+    // the collision is further off than the stop and a reversal hold, it keeps going (the
+    // chapter stops only when the stop is collision-free); close, it stops as unavoidable.
+    // 4.6 m apart: they would meet in 1.3 s, and the agent walking at it reaches the stop.
+    for (apart, far) in [(4.6, true), (3.2, false)] {
+        let mut world = world_on("narrow-alcove");
+        let one_speed = AgentDesc::with_speeds(0.4, &[1.4], 1.4);
+        let east = walker_with(
+            &mut world,
+            one_speed.clone(),
+            v(1.0, 0.5),
+            v(16.0, 0.5),
+            1.4,
+        );
+        walker_with(&mut world, one_speed, v(1.0 + apart, 0.5), v(0.6, 0.5), 1.4);
+        let order = world.query(east).unwrap();
+        let collision = world.agent(east).unwrap().last_collision().unwrap();
+        if far {
+            assert_eq!(order, Order::Continue, "{apart} m apart");
+            assert!(collision.time > 0.6 + 0.56, "{collision:?}");
+        } else {
+            assert!(
+                matches!(
+                    order,
+                    Order::Stop {
+                        cause: StopCause::Unavoidable(_)
+                    }
+                ),
+                "{apart} m apart: {order:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bend_taken_standing_keeps_the_wait_on_the_same_agent() {
+    // A stands behind B, which wants to go the same way: A waits on it (a queue), and its
+    // deadlock clock starts. Later B's rail turns across A's way; A bends around it, standing.
+    // The bend has not moved A, so its wait on B (and the clock) goes on: reset at every bend
+    // or detour taken standing, the clock of an agent that took the same detour every
+    // half-second never reached the deadlock time, and a pair stood for 70 s (arena-200).
+    let mut world = world_on("open-field");
+    let a = stander(&mut world, v(15.0, 15.0));
+    let b = stander(&mut world, v(15.0, 16.5));
+    world
+        .set_rail(
+            a,
+            Rail::from_points(&[v(15.0, 15.0), v(15.0, 28.0)]).unwrap(),
+        )
+        .unwrap();
+    world
+        .set_rail(
+            b,
+            Rail::from_points(&[v(15.0, 16.5), v(15.0, 25.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(a, Motion::standing(0.0)).unwrap();
+    world.set_motion(b, Motion::standing(0.0)).unwrap();
+    assert!(matches!(world.query(a).unwrap(), Order::Wait { .. }));
+    let since = world.time();
+    assert_eq!(world.agent(a).unwrap().waiting_on(), Some((b, since)));
+
+    for _ in 0..6 {
+        world.begin_frame(0.1);
+        world.set_motion(a, Motion::standing(0.0)).unwrap();
+        world.set_motion(b, Motion::standing(0.0)).unwrap();
+    }
+    world
+        .set_rail(
+            b,
+            Rail::from_points(&[v(15.0, 16.5), v(28.0, 16.5)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(b, Motion::standing(0.0)).unwrap();
+    let order = world.query(a).unwrap();
+    assert!(
+        matches!(
+            order,
+            Order::Reroute {
+                reroute: Reroute {
+                    reason: RerouteReason::Avoid,
+                    ..
+                },
+                ..
+            }
+        ),
+        "{order:?}"
+    );
+    assert_eq!(world.agent(a).unwrap().waiting_on(), Some((b, since)));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Queries
 // ---------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ use crate::detect::{
 use crate::geometry::left_normal;
 use crate::rail::Rail;
 use crate::world::{
-    plan_of, start_plan, stop_plan, AgentKey, Motion, Phase, World, WorldError, SPEED_TOLERANCE,
+    plan_of, start_plan, stop_plan, AgentKey, Motion, Phase, SpeedStep, World, WorldError,
+    SPEED_TOLERANCE,
 };
 
 /// A collider moving within this angle of the agent's line counts as moving along it (for the
@@ -154,13 +155,17 @@ impl World {
     ///    each other for [`AvoidanceConfig::deadlock_time`](crate::AvoidanceConfig)) by sending
     ///    one to a yield spot, or bend the rail around the blocker; else wait;
     /// 4. a moving agent: sweep at the current speed;
-    /// 5. on a collision: the collision-free speed closest to the preferred one (only slower
-    ///    ones during the start transition); else the rail
+    /// 5. on a collision: keep a speed-up younger than the reversal hold while the collision
+    ///    is further off than the rest of the hold and the stopping time; else the
+    ///    collision-free speed closest to the preferred one (only slower ones during the start
+    ///    transition or a fresh slow-down); else the rail
     ///    bent through an avoidance point on either side (chapter 22.4), unless the last order
     ///    was a bend under its commitment time and the collision is far enough to wait; else
     ///    a clean stop; else the bend with the least overlap if it is less than the
-    ///    collision's; else a stop marked unavoidable;
-    /// 6. without one: slow down behind an agent walking the same way within the follow gap;
+    ///    collision's; else, while the collision is further off than the stopping time and the
+    ///    reversal hold, keep going; else a stop marked unavoidable;
+    /// 6. without one: slow down behind an agent walking the same way within the follow gap
+    ///    (after a fresh speed-up, only within the margins and the reaction room);
     ///    else return toward the preferred speed once the reversal hold has passed and an
     ///    inflated sweep at that speed is clear.
     pub fn query(&mut self, key: AgentKey) -> Result<Order, WorldError> {
@@ -321,6 +326,7 @@ impl World {
         let Some(agent) = self.agents.get_mut(key) else {
             return;
         };
+        let waited = agent.waiting_on;
         agent.waiting_on = match (decision.waiting_on, agent.waiting_on) {
             (Some(blocker), Some((was, since))) if blocker == was => Some((was, since)),
             (Some(blocker), _) => Some((blocker, now)),
@@ -332,6 +338,7 @@ impl World {
                 .lane_link
                 .filter(|link| agent.waiting_on.is_some_and(|(k, _)| k == link.blocker)),
         };
+        let speed_before = agent.motion.speed;
         match &decision.order {
             Order::Continue | Order::Wait { .. } => return,
             Order::ChangeSpeed { speed } => agent.motion.speed = *speed,
@@ -383,9 +390,26 @@ impl World {
                     RerouteReason::Detour => agent.next_bend_time = now + BEND_RETRY,
                     RerouteReason::Avoid | RerouteReason::Destination => {}
                 }
-                agent.waiting_on = None;
+                // A bend or detour taken standing has not moved the agent: if its start on the
+                // new rail waits on the same agent, the wait goes on, and the deadlock clock
+                // with it. Reset at every such reroute, the clock of an agent that took the
+                // same detour every half-second (its start blocked by the agent waiting on it)
+                // never reached the deadlock time, and the pair stood for 70 s (arena-200).
+                let stands = agent.motion.phase == Phase::Standing;
+                agent.waiting_on = if stands
+                    && matches!(reroute.reason, RerouteReason::Avoid | RerouteReason::Detour)
+                {
+                    waited
+                } else {
+                    None
+                };
             }
         }
+        agent.last_speed_step = match decision.order {
+            Order::ChangeSpeed { speed } if speed > speed_before => Some(SpeedStep::Faster),
+            Order::ChangeSpeed { speed } if speed < speed_before => Some(SpeedStep::Slower),
+            _ => None,
+        };
         agent.last_order = decision.order.kind();
         agent.last_order_time = now;
         let slot = agent.slot as usize;
@@ -525,6 +549,9 @@ fn decide(
         )
     };
     let since_order = world.time - agent.last_order_time;
+    // A speed change within its reversal hold: another speed change would reverse it (a flip).
+    let fresh =
+        |step: SpeedStep| agent.last_speed_step == Some(step) && since_order < config.reversal_hold;
     // 3. Sweep at the current speed.
     let current = plan_of(desc, &motion);
     if let Some(collision) = sweep(current, 0.0, candidates, samples) {
@@ -537,8 +564,22 @@ fn decide(
         // from 2.6 m/s, into the agent ahead (arena-200 with its starts jittered, fixture
         // `arena-200-jittered`).
         let starting = matches!(motion.phase, Phase::Starting { .. });
+        let stop_time = desc.gait(motion.speed).stop_time;
+        // A fresh speed-up holds while the collision leaves time to act once the rest of its
+        // reversal hold is over, as a fresh bend holds for its commitment: a return to speed
+        // was taken back 0.03-0.5 s later almost always because the collider had just changed
+        // its own order (a leader slowing, a bend): new information, not a wrong check, and
+        // one that can wait out the hold (docs/ALGORITHM.md, "Trivial resolution", rule 5).
+        if fresh(SpeedStep::Faster)
+            && collision.time > config.reversal_hold - since_order + stop_time
+        {
+            return Decision::with_collision(Order::Continue, collision);
+        }
+        // Nor does a fresh slow-down turn into a faster speed out of the next collision: it
+        // stops or bends instead.
+        let no_faster = starting || fresh(SpeedStep::Slower);
         for speed in speeds_by_preference(desc, |v| {
-            (v - motion.speed).abs() > SPEED_TOLERANCE && !(starting && v > motion.speed)
+            (v - motion.speed).abs() > SPEED_TOLERANCE && !(no_faster && v > motion.speed)
         }) {
             // A faster speed needs the resume check's room (`resume_inflation`): one that
             // only just cleared the collider could meet it a frame later, and the stop from
@@ -553,7 +594,6 @@ fn decide(
                 return Decision::with_collision(Order::ChangeSpeed { speed }, collision);
             }
         }
-        let stop_time = desc.gait(motion.speed).stop_time;
         // The last order holds for its commitment (a bend), or for the reversal hold (a start
         // or a speed change, which a slower speed or a stop would reverse), while the collision
         // leaves time to act once the hold is over.
@@ -615,6 +655,16 @@ fn decide(
                 }
             }
         }
+        // A stop that is not clean makes a contact of its own (it slides into someone); the
+        // chapter stops only when the stop is collision-free. While the collision is further
+        // off than the stop and a reversal hold, the agent keeps going and decides again next
+        // frame, when the way may have cleared (jittered tradeshow-300: such a stop from
+        // 2.6 m/s, 2.5 s before the collision, slid 1.35 m into an agent at its goal).
+        if !stop_is_clear && collision.time > stop_time + config.reversal_hold {
+            let mut decision = Decision::with_collision(Order::Continue, collision);
+            decision.searched_detour = searched_detour;
+            return decision;
+        }
         let cause = if stop_is_clear {
             StopCause::Collision(collision)
         } else {
@@ -643,7 +693,14 @@ fn decide(
                 v <= leader.speed
             }
         };
-        if motion.speed > leader.speed + SPEED_TOLERANCE || (close && !allowed(motion.speed)) {
+        // Outside the margins and the reaction room, a fresh speed-up keeps its hold: the
+        // leader slowed after it (new information), and the gap can wait out the hold.
+        let wanted =
+            motion.speed > leader.speed + SPEED_TOLERANCE || (close && !allowed(motion.speed));
+        if wanted && !close && fresh(SpeedStep::Faster) {
+            return Decision::new(Order::Continue);
+        }
+        if wanted {
             let slower = desc
                 .gaits
                 .iter()
