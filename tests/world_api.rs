@@ -921,6 +921,69 @@ fn a_fresh_speed_up_keeps_its_hold_behind_a_slower_leader_outside_the_reaction_r
 }
 
 #[test]
+fn a_fresh_start_holds_for_the_rest_of_its_reversal_hold() {
+    // An agent with one speed starts east (nothing around), and 0.3 s into its start an agent
+    // comes to stand
+    // on its way, at distances from 1 m to 4 m. A collision further off than the rest of the
+    // hold (0.3 s) plus the stopping time (0.56 s at 1.4 m/s) waits for the hold to end; one
+    // sooner is answered at once. Before, the whole hold (0.6 s) counted, and a start was
+    // stopped for a collision 0.9-1.16 s off: most of the flips left in the crowd fixtures.
+    let (rest, stop_time) = (0.3, 0.56);
+    let (mut held, mut answered) = (0, 0);
+    for k in 0..=40 {
+        let mut world = world_on("open-field");
+        // One speed: no slower one to take instead.
+        let key = world
+            .add_agent(AgentDesc {
+                position: v(10.0, 15.0),
+                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+            })
+            .unwrap();
+        world
+            .set_rail(
+                key,
+                Rail::from_points(&[v(10.0, 15.0), v(28.0, 15.0)]).unwrap(),
+            )
+            .unwrap();
+        world.set_motion(key, Motion::standing(0.0)).unwrap();
+        assert_eq!(world.query(key).unwrap(), Order::Start { speed: 1.4 });
+        for frame in 1..=3 {
+            world.begin_frame(0.1);
+            let motion = Motion {
+                s: 0.0,
+                speed: 1.4,
+                phase: Phase::Starting {
+                    elapsed: 0.1 * frame as f64,
+                },
+            };
+            world.set_motion(key, motion).unwrap();
+        }
+        stander(&mut world, v(11.0 + 0.075 * k as f64, 15.0));
+        let order = world.query(key).unwrap();
+        let Some(collision) = world.agent(key).unwrap().last_collision().copied() else {
+            continue;
+        };
+        if collision.time > rest + stop_time + 0.01 {
+            assert_eq!(order, Order::Continue, "collision in {} s", collision.time);
+            if collision.time < 0.6 + stop_time {
+                held += 1;
+            }
+        } else if collision.time < rest + stop_time - 0.01 {
+            assert_ne!(order, Order::Continue, "collision in {} s", collision.time);
+            answered += 1;
+        }
+    }
+    assert!(
+        held > 0,
+        "no collision between the rest and the whole of the hold"
+    );
+    assert!(
+        answered > 0,
+        "no collision sooner than the rest of the hold"
+    );
+}
+
+#[test]
 fn an_unclean_stop_waits_while_the_collision_is_far() {
     // Two agents head-on in the 1 m corridor of narrow-alcove (no room to bend) with one
     // speed: a stop does not clear the agent walking at it, so the stop is not clean. While

@@ -596,13 +596,23 @@ fn decide(
         }
         // The last order holds for its commitment (a bend), or for the reversal hold (a start
         // or a speed change, which a slower speed or a stop would reverse), while the collision
-        // leaves time to act once the hold is over.
+        // leaves time to act once the hold is over. A start holds while the collision is
+        // further off than the rest of its hold (not the whole) plus the stopping time: the
+        // flips left were mostly a start stopped 0.1-0.5 s in, with the collision just inside
+        // the whole hold, because a walker had stopped or slowed after the start (new
+        // information); the start goes on and stops, if it still must, once the hold is over.
+        // Measured for starts only: for a speed change it cost doorway-crowd arrivals and made
+        // a contact (docs/ROBUSTNESS.md, session 15).
         let hold = match agent.last_order {
             OrderKind::Reroute => config.commitment,
             OrderKind::Start | OrderKind::ChangeSpeed => config.reversal_hold,
             _ => 0.0,
         };
-        if since_order < hold && collision.time > hold + stop_time {
+        let needed = match agent.last_order {
+            OrderKind::Start => hold - since_order,
+            _ => hold,
+        };
+        if since_order < hold && collision.time > needed + stop_time {
             return Decision::with_collision(Order::Continue, collision);
         }
         let stop_is_clear = sweep(
