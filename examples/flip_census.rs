@@ -1,6 +1,7 @@
 //! Where a scenario's order flips come from: plays a scenario file in the built-in host and,
-//! for every flip (an order that reverses the agent's previous one within `FLIP_WINDOW`, the
-//! rule of the `order_flips` metric, DESIGN §6), prints the two orders, the collision the later
+//! for every flip (an order that reverses the agent's previous one within `FLIP_WINDOW`, as the
+//! host counts them for the `order_flips` metric, DESIGN §6: `Simulation::flip_log`), prints
+//! the two orders, the collision the later
 //! one answered (seconds ahead, collider, overlap) and the collider's own orders over the second
 //! before, then a count by kind and how many of the later orders followed a fresh order of their
 //! collider (new information). The census behind docs/ROBUSTNESS.md, "Session 15".
@@ -11,46 +12,10 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use sidestep::{Order, OrderRecord, Scenario, Side, Simulation, FLIP_WINDOW};
+use sidestep::{Order, OrderRecord, Scenario, Simulation, FLIP_WINDOW};
 
 /// How far back the collider's own orders are listed, seconds.
 const COLLIDER_HISTORY: f64 = 1.0;
-
-/// The change an order made, as the host's flip rule sees it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Change {
-    Faster,
-    Slower,
-    Stop,
-    Start,
-    Reroute(Option<Side>),
-}
-
-impl Change {
-    fn reverses(self, earlier: Change) -> bool {
-        matches!(
-            (earlier, self),
-            (Change::Faster, Change::Slower)
-                | (Change::Slower, Change::Faster)
-                | (Change::Stop, Change::Start)
-                | (Change::Start, Change::Stop)
-        ) || matches!((earlier, self), (Change::Reroute(Some(a)), Change::Reroute(Some(b))) if a != b)
-    }
-}
-
-/// One flip: the agent, the two changes, and what the later order answered.
-struct Flip {
-    time: f64,
-    agent: usize,
-    earlier: Change,
-    later: Change,
-    since: f64,
-    /// Seconds ahead, collider index, overlap fraction.
-    collision: Option<(f64, usize, f64)>,
-    /// The collider had an order of its own within `FLIP_WINDOW` before.
-    collider_fresh: bool,
-    collider_orders: Vec<String>,
-}
 
 fn describe(order: &Order) -> String {
     match order {
@@ -60,6 +25,20 @@ fn describe(order: &Order) -> String {
         Order::Reroute { reroute, .. } => format!("reroute {:?}", reroute.reason).to_lowercase(),
         Order::Continue => "continue".into(),
         Order::Wait { .. } => "wait".into(),
+    }
+}
+
+/// The kind of a flip, from its two orders.
+fn kind(earlier: &Order, later: &Order) -> &'static str {
+    match (earlier, later) {
+        (Order::ChangeSpeed { speed: a }, Order::ChangeSpeed { speed: b }) if b < a => {
+            "faster -> slower"
+        }
+        (Order::ChangeSpeed { .. }, Order::ChangeSpeed { .. }) => "slower -> faster",
+        (Order::Start { .. }, Order::Stop { .. }) => "start -> stop",
+        (Order::Stop { .. }, Order::Start { .. }) => "stop -> start",
+        (Order::Reroute { .. }, Order::Reroute { .. }) => "reroute -> reroute to the other side",
+        _ => "other",
     }
 }
 
@@ -76,106 +55,74 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .enumerate()
         .map(|(i, a)| (a.key, i))
         .collect();
-    // Each agent's speed (for faster or slower), last change, and orders so far.
-    let mut speed: Vec<f64> = sim.agents().iter().map(|a| a.speed).collect();
-    let mut last: Vec<Option<(f64, Change)>> = vec![None; speed.len()];
-    let mut history: Vec<Vec<OrderRecord>> = vec![Vec::new(); speed.len()];
-    let mut flips = Vec::new();
+    // Written, not printed: a closed pipe (`| head`) ends the run with an error, not a panic.
+    let mut out = std::io::stdout().lock();
+    // Per kind: flips, and how many followed an order of their collider within the window.
+    let mut kinds: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     let mut seen = 0;
     while !sim.finished() {
         sim.step();
-        let new: Vec<OrderRecord> = sim.log[seen..].to_vec();
-        seen = sim.log.len();
-        for record in new {
-            let i = record.agent;
-            let change = match record.order {
-                Order::ChangeSpeed { speed: v } if v > speed[i] => Change::Faster,
-                Order::ChangeSpeed { .. } => Change::Slower,
-                Order::Stop { .. } => Change::Stop,
-                Order::Start { .. } => Change::Start,
-                Order::Reroute { reroute, .. } => Change::Reroute(reroute.side),
-                Order::Continue | Order::Wait { .. } => continue,
+        // The collision each agent answered this frame is still its last one.
+        for &k in &sim.flip_log[seen..] {
+            let later: &OrderRecord = &sim.log[k];
+            let Some(earlier) = sim.log[..k].iter().rev().find(|r| r.agent == later.agent) else {
+                continue;
             };
-            if let Order::ChangeSpeed { speed: v } | Order::Start { speed: v } = record.order {
-                speed[i] = v;
+            let key = sim.agents()[later.agent].key;
+            let collision = sim
+                .world()
+                .agent(key)
+                .ok()
+                .and_then(|a| a.last_collision().copied())
+                .and_then(|c| Some((c.time, *index_of.get(&c.collider)?, c.overlap)));
+            let collider_orders: Vec<&OrderRecord> = match collision {
+                Some((_, j, _)) => sim.log[..k]
+                    .iter()
+                    .filter(|r| r.agent == j && later.time - r.time <= COLLIDER_HISTORY)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let fresh = collider_orders
+                .iter()
+                .any(|r| later.time - r.time <= FLIP_WINDOW);
+            let kind = kind(&earlier.order, &later.order);
+            let entry = kinds.entry(kind).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(fresh);
+            if quiet {
+                continue;
             }
-            if let Some((t, earlier)) = last[i] {
-                if record.time - t < FLIP_WINDOW && change.reverses(earlier) {
-                    let key = sim.agents()[i].key;
-                    let collision = sim
-                        .world()
-                        .agent(key)
-                        .ok()
-                        .and_then(|a| a.last_collision().copied())
-                        .and_then(|c| Some((c.time, *index_of.get(&c.collider)?, c.overlap)));
-                    let (collider_fresh, collider_orders) = match collision {
-                        Some((_, j, _)) => {
-                            let recent: Vec<&OrderRecord> = history[j]
-                                .iter()
-                                .filter(|r| record.time - r.time <= COLLIDER_HISTORY)
-                                .collect();
-                            (
-                                recent.iter().any(|r| record.time - r.time <= FLIP_WINDOW),
-                                recent
-                                    .iter()
-                                    .map(|r| format!("{:.2} {}", r.time, describe(&r.order)))
-                                    .collect(),
-                            )
-                        }
-                        None => (false, Vec::new()),
-                    };
-                    flips.push(Flip {
-                        time: record.time,
-                        agent: i,
-                        earlier,
-                        later: change,
-                        since: record.time - t,
-                        collision,
-                        collider_fresh,
-                        collider_orders,
-                    });
+            let answered = match collision {
+                Some((t, j, overlap)) => {
+                    format!("collision in {t:.2} s with agent {j}, overlap {overlap:.2}")
                 }
-            }
-            last[i] = Some((record.time, change));
-            history[i].push(record);
-        }
-    }
-    // Written, not printed: a closed pipe (`| head`) ends the run with an error, not a panic.
-    let mut out = std::io::stdout().lock();
-    let mut kinds: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for flip in &flips {
-        let kind = format!("{:?} -> {:?}", flip.earlier, flip.later);
-        let entry = kinds.entry(kind.clone()).or_default();
-        entry.0 += 1;
-        entry.1 += usize::from(flip.collider_fresh);
-        if quiet {
-            continue;
-        }
-        let answered = match flip.collision {
-            Some((t, j, overlap)) => {
-                format!("collision in {t:.2} s with agent {j}, overlap {overlap:.2}")
-            }
-            None => "no collision (follow distance or hold)".into(),
-        };
-        writeln!(
-            out,
-            "{:7.2} s agent {:4}: {kind} after {:.2} s; {answered}",
-            flip.time, flip.agent, flip.since
-        )?;
-        if !flip.collider_orders.is_empty() {
+                None => "no collision (follow distance or hold)".into(),
+            };
             writeln!(
                 out,
-                "           its collider: {}",
-                flip.collider_orders.join(", ")
+                "{:7.2} s agent {:4}: {} -> {} after {:.2} s; {answered}",
+                later.time,
+                later.agent,
+                describe(&earlier.order),
+                describe(&later.order),
+                later.time - earlier.time
             )?;
+            if !collider_orders.is_empty() {
+                let orders: Vec<String> = collider_orders
+                    .iter()
+                    .map(|r| format!("{:.2} {}", r.time, describe(&r.order)))
+                    .collect();
+                writeln!(out, "           its collider: {}", orders.join(", "))?;
+            }
         }
+        seen = sim.flip_log.len();
     }
-    let metric = sim.metrics().order_flips;
+    let total: usize = kinds.values().map(|&(n, _)| n).sum();
     writeln!(
         out,
-        "{}: {} flips (metric order_flips {metric})",
+        "{}: {total} flips (metric order_flips {})",
         scenario.name,
-        flips.len()
+        sim.metrics().order_flips
     )?;
     for (kind, (count, fresh)) in kinds {
         writeln!(

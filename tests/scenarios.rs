@@ -134,6 +134,9 @@ fn fixture_scenarios_meet_the_quality_bars() {
         let m = sim.metrics();
         let name = m.scenario.clone();
         assert_eq!(m.off_mesh_frames, 0, "{name}: off-mesh frames");
+        // The flip log names exactly the orders the metric counted.
+        assert_eq!(sim.flip_log.len() as u64, m.order_flips, "{name}: flip log");
+        assert!(sim.flip_log.iter().all(|&k| k < sim.log.len()), "{name}");
         let with_goals = sim.agents().iter().filter(|a| a.goal.is_some()).count();
         if VELOCITY_SPACE.contains(&name.as_str()) {
             assert!(

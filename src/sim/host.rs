@@ -234,6 +234,8 @@ pub struct Simulation {
     radii: Vec<f64>,
     /// Orders other than continue and wait, in the order given.
     pub log: Vec<OrderRecord>,
+    /// The orders of `log` that counted as flips (`order_flips`, DESIGN §6), by index into it.
+    pub flip_log: Vec<usize>,
     /// Contact episodes, in the order they began (frame, event).
     pub contact_events: Vec<(usize, ContactEvent)>,
     events_scratch: Vec<ContactEvent>,
@@ -297,6 +299,7 @@ impl Simulation {
             positions: Vec::new(),
             radii,
             log: Vec::new(),
+            flip_log: Vec::new(),
             contact_events: Vec::new(),
             events_scratch: Vec::new(),
             off_mesh_frames: 0,
@@ -412,6 +415,7 @@ impl Simulation {
                 if let Some((t, earlier)) = a.last_change {
                     if now - t < FLIP_WINDOW && change.reverses(earlier) {
                         self.flips += 1;
+                        self.flip_log.push(self.log.len());
                     }
                 }
                 a.last_change = Some((now, change));
