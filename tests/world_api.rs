@@ -850,6 +850,34 @@ fn a_fresh_speed_up_holds_while_the_collision_leaves_time_to_act_after_it() {
 }
 
 #[test]
+fn a_fresh_speed_up_holds_for_the_rest_of_its_reversal_hold() {
+    // Just sped up, and 0.3 s later an agent stands on its way, 1.5 m to 3.5 m ahead: a
+    // collision further off than the rest of the hold (0.3 s) plus the stopping time (0.56 s)
+    // waits for the hold to end, even one within the whole hold (0.6 s) plus the stopping time.
+    let (rest, stop_time) = (0.3, 0.56);
+    let mut held_within_whole = 0;
+    for k in 0..=40 {
+        let (mut world, east) = freshly_sped_up();
+        for frame in 1..=3 {
+            world.begin_frame(0.1);
+            world
+                .set_motion(east, Motion::moving(0.14 * frame as f64, 1.4))
+                .unwrap();
+        }
+        stander(&mut world, v(12.42 + 1.5 + 0.05 * k as f64, 15.0));
+        let order = world.query(east).unwrap();
+        let Some(collision) = world.agent(east).unwrap().last_collision().copied() else {
+            continue;
+        };
+        if collision.time > rest + stop_time + 0.01 {
+            assert_eq!(order, Order::Continue, "collision in {} s", collision.time);
+            held_within_whole += usize::from(collision.time < 0.6 + stop_time);
+        }
+    }
+    assert!(held_within_whole > 0, "no collision within the whole hold");
+}
+
+#[test]
 fn a_fresh_speed_up_answers_a_collision_sooner_than_its_hold_at_once() {
     // Just sped up, and an agent stands 1.6 m ahead: the collision is within the rest of the
     // hold and the stopping time, so the hold does not apply.
@@ -933,18 +961,8 @@ fn a_fresh_start_holds_for_the_rest_of_its_reversal_hold() {
     for k in 0..=40 {
         let mut world = world_on("open-field");
         // One speed: no slower one to take instead.
-        let key = world
-            .add_agent(AgentDesc {
-                position: v(10.0, 15.0),
-                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-            })
-            .unwrap();
-        world
-            .set_rail(
-                key,
-                Rail::from_points(&[v(10.0, 15.0), v(28.0, 15.0)]).unwrap(),
-            )
-            .unwrap();
+        let one_speed = AgentDesc::with_speeds(0.4, &[1.4], 1.4);
+        let key = walker_with(&mut world, one_speed, v(10.0, 15.0), v(28.0, 15.0), 1.4);
         world.set_motion(key, Motion::standing(0.0)).unwrap();
         assert_eq!(world.query(key).unwrap(), Order::Start { speed: 1.4 });
         for frame in 1..=3 {
@@ -1028,20 +1046,8 @@ fn a_bend_taken_standing_keeps_the_wait_on_the_same_agent() {
     // or detour taken standing, the clock of an agent that took the same detour every
     // half-second never reached the deadlock time, and a pair stood for 70 s (arena-200).
     let mut world = world_on("open-field");
-    let a = stander(&mut world, v(15.0, 15.0));
-    let b = stander(&mut world, v(15.0, 16.5));
-    world
-        .set_rail(
-            a,
-            Rail::from_points(&[v(15.0, 15.0), v(15.0, 28.0)]).unwrap(),
-        )
-        .unwrap();
-    world
-        .set_rail(
-            b,
-            Rail::from_points(&[v(15.0, 16.5), v(15.0, 25.0)]).unwrap(),
-        )
-        .unwrap();
+    let a = walker(&mut world, v(15.0, 15.0), v(15.0, 28.0), 1.4);
+    let b = walker(&mut world, v(15.0, 16.5), v(15.0, 25.0), 1.4);
     world.set_motion(a, Motion::standing(0.0)).unwrap();
     world.set_motion(b, Motion::standing(0.0)).unwrap();
     assert!(matches!(world.query(a).unwrap(), Order::Wait { .. }));

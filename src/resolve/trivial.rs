@@ -565,14 +565,29 @@ fn decide(
         // `arena-200-jittered`).
         let starting = matches!(motion.phase, Phase::Starting { .. });
         let stop_time = desc.gait(motion.speed).stop_time;
-        // A fresh speed-up holds while the collision leaves time to act once the rest of its
-        // reversal hold is over, as a fresh bend holds for its commitment: a return to speed
-        // was taken back 0.03-0.5 s later almost always because the collider had just changed
-        // its own order (a leader slowing, a bend): new information, not a wrong check, and
-        // one that can wait out the hold (docs/ALGORITHM.md, "Trivial resolution", rule 5).
-        if fresh(SpeedStep::Faster)
-            && collision.time > config.reversal_hold - since_order + stop_time
-        {
+        // The last order holds for its commitment (a bend), or for the reversal hold (a start
+        // or a speed change, which a slower speed or a stop would reverse), while the collision
+        // leaves time to act once the hold is over: further off than the stopping time and
+        // the whole hold, or only the rest of it after a start or a speed-up. The flips left
+        // were mostly a return to speed taken back, or a start stopped, 0.03-0.5 s in, because
+        // the collider had just changed its own order (a leader slowing, a walker stopping, a
+        // bend): new information, which can wait out the hold. The rest of the hold after a
+        // slow-down cost doorway-crowd arrivals and made a contact (docs/ALGORITHM.md,
+        // "Trivial resolution", rule 5; docs/ROBUSTNESS.md, session 15).
+        let hold = match agent.last_order {
+            OrderKind::Reroute => config.commitment,
+            OrderKind::Start | OrderKind::ChangeSpeed => config.reversal_hold,
+            _ => 0.0,
+        };
+        let needed = if agent.last_order == OrderKind::Start || fresh(SpeedStep::Faster) {
+            hold - since_order
+        } else {
+            hold
+        };
+        let holds = since_order < hold && collision.time > needed + stop_time;
+        // A fresh speed-up holds before any other speed is tried (a slower one would reverse
+        // it); the other orders hold once no speed clears the collision.
+        if holds && fresh(SpeedStep::Faster) {
             return Decision::with_collision(Order::Continue, collision);
         }
         // Nor does a fresh slow-down turn into a faster speed out of the next collision: it
@@ -594,25 +609,7 @@ fn decide(
                 return Decision::with_collision(Order::ChangeSpeed { speed }, collision);
             }
         }
-        // The last order holds for its commitment (a bend), or for the reversal hold (a start
-        // or a speed change, which a slower speed or a stop would reverse), while the collision
-        // leaves time to act once the hold is over. A start holds while the collision is
-        // further off than the rest of its hold (not the whole) plus the stopping time: the
-        // flips left were mostly a start stopped 0.1-0.5 s in, with the collision just inside
-        // the whole hold, because a walker had stopped or slowed after the start (new
-        // information); the start goes on and stops, if it still must, once the hold is over.
-        // Measured for starts only: for a speed change it cost doorway-crowd arrivals and made
-        // a contact (docs/ROBUSTNESS.md, session 15).
-        let hold = match agent.last_order {
-            OrderKind::Reroute => config.commitment,
-            OrderKind::Start | OrderKind::ChangeSpeed => config.reversal_hold,
-            _ => 0.0,
-        };
-        let needed = match agent.last_order {
-            OrderKind::Start => hold - since_order,
-            _ => hold,
-        };
-        if since_order < hold && collision.time > needed + stop_time {
+        if holds {
             return Decision::with_collision(Order::Continue, collision);
         }
         let stop_is_clear = sweep(
