@@ -7,7 +7,9 @@
 //! "Session 14: why random crowds stand".
 //!
 //! `cargo run --release --example wait_census -- LEVEL.json AGENTS SEED TIME [TIME ...]
-//! [--horizon SECONDS]` (the sweep's horizon, `AvoidanceConfig::horizon`, default 2).
+//! [--horizon SECONDS]` (the sweep's horizon, `AvoidanceConfig::horizon`, default 2), or
+//! `… -- --scenario SCENARIO.json TIME [TIME ...]` for a scenario file (its own agents and
+//! settings; docs/ROBUSTNESS.md, "Session 16", on tradeshow-1000).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -24,30 +26,52 @@ const LONGEST_CYCLE_SHOWN: usize = 4;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: wait_census LEVEL.json AGENTS SEED TIME [TIME ...] [--horizon SECONDS]";
+    let usage = "usage: wait_census (LEVEL.json AGENTS SEED | --scenario FILE) TIME [TIME ...] \
+                 [--horizon SECONDS]";
     let mut horizon = None;
     if let Some(at) = args.iter().position(|a| a == "--horizon") {
         horizon = Some(args.get(at + 1).ok_or(usage)?.parse::<f64>()?);
         args.drain(at..at + 2);
     }
-    if args.len() < 4 {
+    // A scenario file instead of a level and a random crowd: `--scenario FILE TIME [TIME ...]`.
+    let scenario_file = match args.iter().position(|a| a == "--scenario") {
+        Some(at) => {
+            let file = args.get(at + 1).ok_or(usage)?.clone();
+            args.drain(at..at + 2);
+            Some(file)
+        }
+        None => None,
+    };
+    let fixed = if scenario_file.is_some() { 0 } else { 3 };
+    if args.len() < fixed + 1 {
         return Err(usage.into());
     }
-    let level = Arc::new(Level::load(&args[0])?);
-    let agents: usize = args[1].parse()?;
-    let seed: u64 = args[2].parse()?;
     let mut times = Vec::new();
-    for time in &args[3..] {
+    for time in &args[fixed..] {
         times.push(time.parse::<f64>()?);
     }
     let last = times.iter().copied().fold(0.0, f64::max);
-    let options = PlacementOptions {
-        agents,
-        seed,
-        duration: last + 1.0,
-        ..Default::default()
+    let (mut scenario, seed) = match scenario_file {
+        Some(file) => {
+            let scenario = Scenario::load(&file)?;
+            let seed = scenario.seed;
+            (scenario, seed)
+        }
+        None => {
+            let level = Arc::new(Level::load(&args[0])?);
+            let agents: usize = args[1].parse()?;
+            let seed: u64 = args[2].parse()?;
+            let options = PlacementOptions {
+                agents,
+                seed,
+                duration: last + 1.0,
+                ..Default::default()
+            };
+            (Scenario::random("random", level, &options)?, seed)
+        }
     };
-    let mut scenario = Scenario::random("random", level.clone(), &options)?;
+    let level = scenario.level.clone();
+    let agents = scenario.agents.len();
     if let Some(horizon) = horizon {
         scenario.avoidance.horizon = horizon;
     }
