@@ -43,6 +43,10 @@ write({"name": "pillar-hall", "boundary": rect(0, 0, 20, 20),
        "holes": [rect(c - 0.5, d - 0.5, c + 0.5, d + 0.5) for d in (5, 10, 15) for c in (5, 10, 15)]})
 write({"name": "l-corner", "boundary": [[0, 0], [20, 0], [20, 20], [17.5, 20], [17.5, 2.5], [0, 2.5]]})
 write({"name": "narrow-alcove", "boundary": [[0, 0], [20, 0], [20, 1], [11, 1], [11, 3], [9, 3], [9, 1], [0, 1]]})
+# Two 6 x 6 m rooms joined by a corridor 20 m long and 1 m wide (one lane for 0.4 m agents).
+write({"name": "long-corridor", "boundary": [
+    [0, 0], [6, 0], [6, 2.5], [26, 2.5], [26, 0], [32, 0], [32, 6], [26, 6], [26, 3.5], [6, 3.5],
+    [6, 6], [0, 6]]})
 
 # plaza: 60 x 60 with scattered obstacles (boxes, rotated boxes, octagonal planters), placed by a
 # fixed LCG with at least 2.5 m between obstacle discs so every part stays connected.

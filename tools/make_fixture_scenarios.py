@@ -97,6 +97,15 @@ S.append(scenario("narrow-alcove-head-on", "narrow-alcove", 40.0, [
     agent((19, 0.5), (1, 0.5)),
 ]))
 
+# Two agents enter a 20 m one-lane corridor from either end and meet in its middle, 8 m from the
+# nearest room: no spot off the other's way within the yield rings' reach (4.8 m), so the one
+# that yields backs out along the other's way into a room (tradeshow-1000, session 17: a pair
+# stood face to face by the north wall for 75 s).
+S.append(scenario("long-corridor-head-on", "long-corridor", 60.0, [
+    agent((2, 3), (30, 3)),
+    agent((30, 3), (2, 3)),
+]))
+
 # Ten agents each side of a 1.2 m door, all wanting through.
 crowd = []
 ys = [1.5, 3.25, 5.0, 6.75, 8.5]

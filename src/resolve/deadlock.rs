@@ -14,7 +14,7 @@ use crate::detect::SweepSample;
 use crate::geometry::closest_on_segment;
 use crate::level::PathOptions;
 use crate::rail::Rail;
-use crate::world::{AgentKey, World};
+use crate::world::{Agent, AgentKey, World};
 
 mod narrow;
 
@@ -53,8 +53,22 @@ pub(super) const YIELD_SEARCHES_PER_FRAME: u32 = 4;
 const MAKE_WAY_PATIENCE: f64 = 20.0;
 
 /// Yield spots that cannot be reached in a straight line are tried with a planned rail, at
-/// most this many (each is a path query).
+/// most this many (each is a path query) on the rings, and as many again along the ways.
 const PLANNED_TRIES: usize = 8;
+
+/// How far along the other members' ways a yield spot is looked for when the rings have none,
+/// in agent radii from the yielding agent (16 m for 0.4 m agents): out of a long corridor.
+const YIELD_WAY_RADII: f64 = 40.0;
+
+/// Stations along the other members' ways where yield spots are tried, one radius apart.
+const YIELD_WAY_STEP_RADII: f64 = 1.0;
+
+/// Spots tried each side of a way at each station along it: the first a quarter radius clear
+/// of the way, then a half radius further out each.
+const YIELD_WAY_OFFSETS: usize = 3;
+
+/// Chords of a way tested together against a spot's distance from their bounding circle.
+const CHORD_RUN: usize = 16;
 
 impl World {
     /// The agents `key` waits on, in order, back to `key` itself, if they form a cycle of agents
@@ -174,9 +188,12 @@ impl World {
     /// A yield spot for `key` out of the way of the other agents of `cycle`, and a rail to it
     /// from where it stands.
     ///
-    /// Spots are tried on rings half a radius apart around the agent, nearest first. A spot
-    /// must be on the mesh, keep the radius from walls, keep its radius plus theirs (and the
-    /// margins, grown by the resume inflation) from the rest of the other members' rails and from every other agent, and be
+    /// Spots are tried on rings half a radius apart around the agent, nearest first; then, if
+    /// none there will do, beside the other members' ways further on, nearest first along each
+    /// way ([`YIELD_WAY_RADII`]): where the agents meet in a passage longer than the rings
+    /// reach, the one that yields backs out of it. A spot must be on the mesh, keep the radius
+    /// from walls, keep its radius plus theirs (and the margins, grown by the resume
+    /// inflation) from the rest of the other members' rails and from every other agent, and be
     /// reachable: in a straight line that keeps the radius from walls and passes the other
     /// members at their radius plus its own, or else (a few tries) by a planned rail; and the
     /// start along that rail must be collision-free now.
@@ -187,106 +204,54 @@ impl World {
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Option<(Rail, DVec2)> {
-        let agent = &self.agents[key];
-        let radius = agent.desc().radius;
-        let margin = self.config().margin;
-        let hysteresis = Hysteresis::resume(self.config());
-        let grow = 1.0 + hysteresis.inflation;
-        let from = agent.position();
-        let mesh = self.level().navmesh();
-        // Spots lie within this distance of the agent.
-        let outer_ring = YIELD_RINGS as f64 * RING_STEP_RADII * radius;
-        // The other members' ways, as polylines (quarter-radius chords), with their clearance;
-        // only the chords that pass within reach of a spot (a way across the level is hundreds
-        // of chords, tested against each of the ~1,900 ring points).
-        let ways: Vec<(Vec<(DVec2, DVec2)>, f64)> = cycle
-            .iter()
-            .filter(|&&k| k != key)
-            .filter_map(|&k| {
-                let other = &self.agents[k];
-                let rail = other.rail()?;
-                // As far as the start check of the other agent looks (its radii grown by the
-                // resume inflation), or it would not start past the spot.
-                let clearance = (radius + other.desc().radius + 2.0 * margin) * grow;
-                let s0 = other.motion().s;
-                let count = ((rail.length() - s0) / (0.25 * radius)).ceil().max(1.0) as usize;
-                let points: Vec<DVec2> = (0..=count)
-                    .map(|i| rail.position(s0 + (rail.length() - s0) * i as f64 / count as f64))
-                    .collect();
-                let chords = points
-                    .windows(2)
-                    .map(|w| (w[0], w[1]))
-                    .filter(|&(a, b)| {
-                        closest_on_segment(from, a, b).0.distance(from) < outer_ring + clearance
-                    })
-                    .collect();
-                Some((chords, clearance))
-            })
-            .collect();
-        let off_the_ways = |p: DVec2| {
-            ways.iter().all(|(chords, clearance)| {
-                chords.iter().all(|&(a, b)| {
-                    let (q, _) = closest_on_segment(p, a, b);
-                    q.distance(p) >= *clearance
-                })
-            })
-        };
-        // The agents that could stand on a spot: those within the outer ring's reach, from the
-        // broad-phase grid (all agents each time was the cost of a yield in a 1,000-agent crowd).
-        let reach = outer_ring + radius + self.max_radius + 2.0 * margin;
-        candidates.clear();
-        self.grid.near(from, reach, candidates);
-        let neighbours: Vec<(DVec2, f64)> = candidates
-            .iter()
-            .filter(|&&i| self.dense[i as usize] != key)
-            .map(|&i| {
-                let hot = &self.hot[i as usize];
-                (hot.position, hot.radius)
-            })
-            .collect();
-        let apart_from_agents = |p: DVec2| {
-            neighbours
-                .iter()
-                .all(|&(q, r)| q.distance(p) >= radius + r + 2.0 * margin)
-        };
-        let passes_members = |p: DVec2| {
-            cycle.iter().filter(|&&k| k != key).all(|&k| {
-                let other = &self.agents[k];
-                let (q, _) = closest_on_segment(other.position(), from, p);
-                q.distance(other.position()) >= radius + other.desc().radius + margin
-            })
-        };
-        let clearance = radius.min(mesh.wall_distance(from));
+        let radius = self.agents[key].desc().radius;
+        let from = self.agents[key].position();
         let step = RING_STEP_RADII * radius;
-        let mut planned_tries = 0;
-        // The way there must be clear now: the start check the agent will run next.
-        let can_start = |rail: &Rail, candidates: &mut Vec<u32>, samples: &mut Vec<_>| {
-            start_verdict(self, key, rail, 0.0, hysteresis, candidates, samples) == StartVerdict::Go
-        };
+        // Spots on the rings lie within this distance of the agent.
+        let outer_ring = YIELD_RINGS as f64 * step;
+        let mut search = SpotSearch::new(self, key, cycle, outer_ring);
         for spot in ring_points(from, step, YIELD_RINGS) {
-            if !mesh.contains(spot)
-                || !apart_from_agents(spot)
-                || mesh.wall_distance(spot) < radius
-                || !off_the_ways(spot)
-            {
+            if let Some(found) = search.try_spot(spot, candidates, samples) {
+                return Some(found);
+            }
+        }
+        // Further on along the ways of the agents it yields to (a corridor too long for the
+        // rings, tradeshow-1000 by its north wall: two agents stood face to face for 75 s).
+        let reach = YIELD_WAY_RADII * radius;
+        let mut search = SpotSearch::new(self, key, cycle, reach);
+        for &member in cycle.iter().filter(|&&k| k != key) {
+            let other = &self.agents[member];
+            let Some(rail) = other.rail() else {
                 continue;
-            }
-            if segment_is_clear(mesh, from, spot, clearance) && passes_members(spot) {
-                if let Ok(rail) = Rail::from_points(&[from, spot]) {
-                    if can_start(&rail, candidates, samples) {
-                        return Some((rail, spot));
+            };
+            // From the point of its way nearest the yielding agent, onward (away from the
+            // other agent, which comes that way).
+            let s0 = other.motion().s;
+            let station_step = YIELD_WAY_STEP_RADII * radius;
+            let stations = ((rail.length() - s0) / station_step).floor() as usize;
+            let nearest = (0..=stations)
+                .map(|i| s0 + i as f64 * station_step)
+                .min_by(|&a, &b| {
+                    let (pa, pb) = (rail.position(a), rail.position(b));
+                    pa.distance_squared(from)
+                        .total_cmp(&pb.distance_squared(from))
+                })
+                .unwrap_or(s0);
+            let clearance = search.way_clearance(other);
+            let mut s = nearest;
+            while s <= rail.length() && rail.position(s).distance(from) <= reach {
+                let at = rail.sample(s);
+                let normal = at.tangent.perp();
+                for j in 0..YIELD_WAY_OFFSETS {
+                    let offset = clearance + (j as f64 + 0.5) * step;
+                    for side in [1.0, -1.0] {
+                        let spot = at.position + normal * (side * offset);
+                        if let Some(found) = search.try_spot(spot, candidates, samples) {
+                            return Some(found);
+                        }
                     }
-                    continue;
                 }
-            }
-            if planned_tries < PLANNED_TRIES {
-                planned_tries += 1;
-                let options = PathOptions::from_agent_radius(radius);
-                if let Ok(rail) = mesh.plan_rail(from, spot, &options) {
-                    if can_start(&rail, candidates, samples) {
-                        return Some((rail, spot));
-                    }
-                }
+                s += station_step;
             }
         }
         None
@@ -441,6 +406,172 @@ impl World {
     }
 }
 
+/// The tests a yield spot must pass ([`World::yield_spot`]), for spots within `reach` of the
+/// yielding agent, with the other members' ways near enough to matter gathered once per search.
+struct SpotSearch<'w> {
+    world: &'w World,
+    key: AgentKey,
+    cycle: &'w [AgentKey],
+    /// The other members' ways, as polylines (quarter-radius chords), with their clearance;
+    /// only the chords that pass within reach of a spot (a way across the level is hundreds
+    /// of chords, tested against each of the ~1,900 ring points).
+    ways: Vec<(Vec<(DVec2, DVec2)>, f64)>,
+    /// For each way, its chords in runs of [`CHORD_RUN`], each run's bounding circle (centre,
+    /// radius): a spot further than the clearance from a run's circle is clear of the run
+    /// without testing its chords (the ways along a corridor are long).
+    runs: Vec<Vec<(DVec2, f64)>>,
+    /// Wall clearance of the straight line to a spot: the radius, or less where the agent
+    /// stands closer to a wall.
+    clearance: f64,
+    /// Spots not reachable in a straight line tried with a planned rail so far.
+    planned_tries: usize,
+}
+
+impl<'w> SpotSearch<'w> {
+    fn new(world: &'w World, key: AgentKey, cycle: &'w [AgentKey], reach: f64) -> SpotSearch<'w> {
+        let agent = &world.agents[key];
+        let radius = agent.desc().radius;
+        let from = agent.position();
+        let mut search = SpotSearch {
+            world,
+            key,
+            cycle,
+            ways: Vec::new(),
+            runs: Vec::new(),
+            clearance: radius.min(world.level().navmesh().wall_distance(from)),
+            planned_tries: 0,
+        };
+        search.ways = cycle
+            .iter()
+            .filter(|&&k| k != key)
+            .filter_map(|&k| {
+                let other = &world.agents[k];
+                let rail = other.rail()?;
+                let clearance = search.way_clearance(other);
+                let s0 = other.motion().s;
+                let count = ((rail.length() - s0) / (0.25 * radius)).ceil().max(1.0) as usize;
+                let points: Vec<DVec2> = (0..=count)
+                    .map(|i| rail.position(s0 + (rail.length() - s0) * i as f64 / count as f64))
+                    .collect();
+                let chords = points
+                    .windows(2)
+                    .map(|w| (w[0], w[1]))
+                    .filter(|&(a, b)| {
+                        closest_on_segment(from, a, b).0.distance(from) < reach + clearance
+                    })
+                    .collect();
+                Some((chords, clearance))
+            })
+            .collect();
+        search.runs = search
+            .ways
+            .iter()
+            .map(|(chords, _)| {
+                chords
+                    .chunks(CHORD_RUN)
+                    .map(|run| {
+                        let centre =
+                            run.iter().map(|&(a, b)| a + b).sum::<DVec2>() / (2 * run.len()) as f64;
+                        let reach = run
+                            .iter()
+                            .map(|&(a, b)| centre.distance(a).max(centre.distance(b)))
+                            .fold(0.0, f64::max);
+                        (centre, reach)
+                    })
+                    .collect()
+            })
+            .collect();
+        search
+    }
+
+    /// How far a spot must be from `other`'s way: as far as the start check of the other
+    /// agent looks (both radii and margins, grown by the resume inflation), or it would not
+    /// start past the spot.
+    fn way_clearance(&self, other: &Agent) -> f64 {
+        let radius = self.world.agents[self.key].desc().radius;
+        let margin = self.world.config().margin;
+        let grow = 1.0 + Hysteresis::resume(self.world.config()).inflation;
+        (radius + other.desc().radius + 2.0 * margin) * grow
+    }
+
+    /// The rail to `spot` if it is a yield spot (see [`World::yield_spot`]).
+    fn try_spot(
+        &mut self,
+        spot: DVec2,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<(Rail, DVec2)> {
+        let world = self.world;
+        let agent = &world.agents[self.key];
+        let radius = agent.desc().radius;
+        let margin = world.config().margin;
+        let from = agent.position();
+        let mesh = world.level().navmesh();
+        let off_the_ways = || {
+            self.ways
+                .iter()
+                .zip(&self.runs)
+                .all(|((chords, clearance), runs)| {
+                    chords
+                        .chunks(CHORD_RUN)
+                        .zip(runs)
+                        .all(|(run, &(centre, reach))| {
+                            centre.distance(spot) >= reach + clearance
+                                || run.iter().all(|&(a, b)| {
+                                    let (q, _) = closest_on_segment(spot, a, b);
+                                    q.distance(spot) >= *clearance
+                                })
+                        })
+                })
+        };
+        // The agents that could stand on the spot, from the broad-phase grid.
+        let mut apart_from_agents = || {
+            candidates.clear();
+            world
+                .grid
+                .near(spot, radius + world.max_radius + 2.0 * margin, candidates);
+            candidates.iter().all(|&i| {
+                let hot = &world.hot[i as usize];
+                world.dense[i as usize] == self.key
+                    || hot.position.distance(spot) >= radius + hot.radius + 2.0 * margin
+            })
+        };
+        if !mesh.contains(spot)
+            || mesh.wall_distance(spot) < radius
+            || !off_the_ways()
+            || !apart_from_agents()
+        {
+            return None;
+        }
+        let passes_members = self.cycle.iter().filter(|&&k| k != self.key).all(|&k| {
+            let other = &world.agents[k];
+            let (q, _) = closest_on_segment(other.position(), from, spot);
+            q.distance(other.position()) >= radius + other.desc().radius + margin
+        });
+        // The way there must be clear now: the start check the agent will run next.
+        let hysteresis = Hysteresis::resume(world.config());
+        let mut can_start = |rail: &Rail| {
+            start_verdict(world, self.key, rail, 0.0, hysteresis, candidates, samples)
+                == StartVerdict::Go
+        };
+        if segment_is_clear(mesh, from, spot, self.clearance) && passes_members {
+            return Rail::from_points(&[from, spot])
+                .ok()
+                .filter(|rail| can_start(rail))
+                .map(|rail| (rail, spot));
+        }
+        if self.planned_tries >= PLANNED_TRIES {
+            return None;
+        }
+        self.planned_tries += 1;
+        let options = PathOptions::from_agent_radius(radius);
+        mesh.plan_rail(from, spot, &options)
+            .ok()
+            .filter(|rail| can_start(rail))
+            .map(|rail| (rail, spot))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,6 +633,36 @@ mod tests {
             Order::Reroute { reroute, .. } => assert_eq!(reroute.reason, RerouteReason::Yield),
             other => panic!("expected a yield, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn in_a_corridor_longer_than_the_rings_reach_the_yielding_agent_backs_out_of_it() {
+        // A 20 m corridor 1 m wide between two rooms (fixture `long-corridor-head-on`): two
+        // agents of radius 0.4 face to face in its middle, 8 m and more from either room. The
+        // rings (out to 4.8 m) hold no spot; the search along the way of the agent it yields
+        // to finds one in the room at that way's end, beside it, and the rail there backs out
+        // along the corridor.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/levels/long-corridor.json"
+        );
+        let mut world = World::new(Level::load(path).unwrap(), AvoidanceConfig::default()).unwrap();
+        let east = stander(&mut world, DVec2::new(15.0, 3.0), DVec2::new(30.0, 3.0));
+        let west = stander(&mut world, DVec2::new(17.0, 3.0), DVec2::new(2.0, 3.0));
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let (rail, spot) = world
+            .yield_spot(west, &[east, west], &mut candidates, &mut samples)
+            .expect("a spot out of the corridor");
+        assert!(spot.x > 26.0, "in the east room: {spot:?}");
+        let clearance = (0.4 + 0.4 + 2.0 * world.config().margin) * 1.2;
+        assert!((spot.y - 3.0).abs() >= clearance, "off the way: {spot:?}");
+        assert_eq!(rail.end(), spot);
+        assert!(rail.length() < 14.0, "straight out: {}", rail.length());
+        // Nothing nearer: the whole corridor is the other agent's way.
+        let rings = YIELD_RINGS as f64 * RING_STEP_RADII * 0.4;
+        assert!(spot.distance(DVec2::new(17.0, 3.0)) > rings);
     }
 
     /// [`face_to_face`] with a third agent standing behind the first, on the second's way:
