@@ -239,8 +239,11 @@ impl World {
                 .unwrap_or(s0);
             let clearance = search.way_clearance(other);
             let mut s = nearest;
-            while s <= rail.length() && rail.position(s).distance(from) <= reach {
+            while s <= rail.length() {
                 let at = rail.sample(s);
+                if at.position.distance(from) > reach {
+                    break;
+                }
                 let normal = at.tangent.perp();
                 for j in 0..YIELD_WAY_OFFSETS {
                     let offset = clearance + (j as f64 + 0.5) * step;
