@@ -196,7 +196,8 @@ impl World {
     /// inflation) from the rest of the other members' rails and from every other agent, and be
     /// reachable: in a straight line that keeps the radius from walls and passes the other
     /// members at their radius plus its own, or else (a few tries) by a planned rail; and the
-    /// start along that rail must be collision-free now.
+    /// start along that rail must not be blocked: collision-free now, or waiting for a walker to
+    /// pass (the agent takes the rail and starts when its start check clears).
     pub(crate) fn yield_spot(
         &self,
         key: AgentKey,
@@ -551,11 +552,17 @@ impl<'w> SpotSearch<'w> {
             let (q, _) = closest_on_segment(other.position(), from, spot);
             q.distance(other.position()) >= radius + other.desc().radius + margin
         });
-        // The way there must be clear now: the start check the agent will run next.
+        // The way there must not be blocked: the start check the agent will run next is clear,
+        // or waits for a walker to pass (it takes the rail and waits, as any start does).
+        // Refusing the spots a walker was about to pass left a pair packed among standing
+        // agents (den312d-500: 1 m apart, from 56 s to the end) with none: in a crowd, some
+        // walker crosses most ways.
         let hysteresis = Hysteresis::resume(world.config());
         let mut can_start = |rail: &Rail| {
-            start_verdict(world, self.key, rail, 0.0, hysteresis, candidates, samples)
-                == StartVerdict::Go
+            !matches!(
+                start_verdict(world, self.key, rail, 0.0, hysteresis, candidates, samples),
+                StartVerdict::Blocked { .. }
+            )
         };
         if segment_is_clear(mesh, from, spot, self.clearance) && passes_members {
             return Rail::from_points(&[from, spot])
@@ -666,6 +673,66 @@ mod tests {
         // Nothing nearer: the whole corridor is the other agent's way.
         let rings = YIELD_RINGS as f64 * RING_STEP_RADII * 0.4;
         assert!(spot.distance(DVec2::new(17.0, 3.0)) > rings);
+    }
+
+    #[test]
+    fn a_spot_whose_start_waits_for_a_walker_to_pass_is_a_yield_spot() {
+        // Two agents face to face in the open; the second yields. Its first spot, found with
+        // nobody else about, is kept when a walker is about to pass close by it: the start
+        // toward it waits for the walker to pass (the yielding agent takes the rail and waits,
+        // as any start does), which is no reason to look elsewhere. Refused, every spot whose
+        // way a walker crossed was, and a pair packed in a crowd (den312d-500) found none.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/levels/open-field.json"
+        );
+        let mut world = World::new(Level::load(path).unwrap(), AvoidanceConfig::default()).unwrap();
+        let first = stander(&mut world, DVec2::new(15.0, 15.0), DVec2::new(25.0, 15.0));
+        let second = stander(&mut world, DVec2::new(16.2, 15.0), DVec2::new(5.0, 15.0));
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let cycle = [first, second];
+        let (_, alone) = world
+            .yield_spot(second, &cycle, &mut candidates, &mut samples)
+            .expect("a spot in the open");
+        // A walker about to pass the spot a metre beyond it, square to the way there: the start
+        // toward the spot meets it, a start a little later does not.
+        let from = DVec2::new(16.2, 15.0);
+        let ahead = (alone - from).normalize();
+        let across = ahead.perp();
+        let walker_from = alone + ahead * 1.0 + across * 1.5;
+        let walker = world
+            .add_agent(AgentDesc {
+                position: walker_from,
+                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+            })
+            .unwrap();
+        let crossing = Rail::from_points(&[walker_from, walker_from - across * 8.0]).unwrap();
+        world.set_rail(walker, crossing).unwrap();
+        world.set_motion(walker, Motion::moving(0.0, 1.4)).unwrap();
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        let straight = Rail::from_points(&[from, alone]).unwrap();
+        let hysteresis = Hysteresis::resume(world.config());
+        let verdict = start_verdict(
+            &world,
+            second,
+            &straight,
+            0.0,
+            hysteresis,
+            &mut candidates,
+            &mut samples,
+        );
+        assert!(
+            matches!(verdict, StartVerdict::Wait { blocker, .. } if blocker == walker),
+            "the walker must be in the way of the start, and pass: {verdict:?}"
+        );
+        let (rail, spot) = world
+            .yield_spot(second, &cycle, &mut candidates, &mut samples)
+            .expect("a spot");
+        assert_eq!(spot, alone);
+        assert_eq!(rail.end(), alone);
     }
 
     /// [`face_to_face`] with a third agent standing behind the first, on the second's way:
