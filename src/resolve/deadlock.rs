@@ -589,13 +589,15 @@ mod tests {
     use crate::world::{AgentDesc, Motion};
     use crate::AvoidanceConfig;
 
+    /// A world on the fixture level `name` (`fixtures/levels/NAME.json`), default settings (also
+    /// the worlds of `narrow`'s tests).
+    pub(super) fn world_on(name: &str) -> World {
+        let path = format!("{}/fixtures/levels/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        World::new(Level::load(path).unwrap(), AvoidanceConfig::default()).unwrap()
+    }
+
     fn narrow_alcove() -> World {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/levels/narrow-alcove.json"
-        );
-        let level = Level::load(path).unwrap();
-        World::new(level, AvoidanceConfig::default()).unwrap()
+        world_on("narrow-alcove")
     }
 
     /// An agent of radius 0.4 standing at `from` on a straight rail to `to`, wanting to go
@@ -652,11 +654,7 @@ mod tests {
         // rings (out to 4.8 m) hold no spot; the search along the way of the agent it yields
         // to finds one in the room at that way's end, beside it, and the rail there backs out
         // along the corridor.
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/levels/long-corridor.json"
-        );
-        let mut world = World::new(Level::load(path).unwrap(), AvoidanceConfig::default()).unwrap();
+        let mut world = world_on("long-corridor");
         let east = stander(&mut world, DVec2::new(15.0, 3.0), DVec2::new(30.0, 3.0));
         let west = stander(&mut world, DVec2::new(17.0, 3.0), DVec2::new(2.0, 3.0));
         world.begin_frame(1.0 / 30.0);
@@ -682,11 +680,7 @@ mod tests {
         // toward it waits for the walker to pass (the yielding agent takes the rail and waits,
         // as any start does), which is no reason to look elsewhere. Refused, every spot whose
         // way a walker crossed was, and a pair packed in a crowd (den312d-500) found none.
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/levels/open-field.json"
-        );
-        let mut world = World::new(Level::load(path).unwrap(), AvoidanceConfig::default()).unwrap();
+        let mut world = world_on("open-field");
         let first = stander(&mut world, DVec2::new(15.0, 15.0), DVec2::new(25.0, 15.0));
         let second = stander(&mut world, DVec2::new(16.2, 15.0), DVec2::new(5.0, 15.0));
         world.begin_frame(1.0 / 30.0);
@@ -702,14 +696,7 @@ mod tests {
         let ahead = (alone - from).normalize();
         let across = ahead.perp();
         let walker_from = alone + ahead * 1.0 + across * 1.5;
-        let walker = world
-            .add_agent(AgentDesc {
-                position: walker_from,
-                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-            })
-            .unwrap();
-        let crossing = Rail::from_points(&[walker_from, walker_from - across * 8.0]).unwrap();
-        world.set_rail(walker, crossing).unwrap();
+        let walker = stander(&mut world, walker_from, walker_from - across * 8.0);
         world.set_motion(walker, Motion::moving(0.0, 1.4)).unwrap();
         world.begin_frame(1.0 / 30.0);
         world.ensure_grid();

@@ -142,17 +142,11 @@ impl World {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::stander;
+    use super::super::tests::{stander, world_on};
     use super::*;
-    use crate::level::Level;
     use crate::rail::Rail;
     use crate::world::Motion;
-    use crate::{AvoidanceConfig, Order, RerouteReason};
-
-    fn world_on(name: &str) -> World {
-        let path = format!("{}/fixtures/levels/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        World::new(Level::load(path).unwrap(), AvoidanceConfig::default()).unwrap()
-    }
+    use crate::{Order, RerouteReason};
 
     /// Two agents face to face, each waiting on the other since now; the first has stood for
     /// `first_stood` seconds, the second for `second_stood` (no more than the first).
