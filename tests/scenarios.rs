@@ -29,15 +29,18 @@ const NOT_YET_FINISHING: [&str; 0] = [];
 /// `doorway-crowd` joined in session 12, when all its agents arrived. Session 15's holds of
 /// fresh speed changes and starts (docs/ALGORITHM.md, "Trivial resolution", rule 5) took
 /// arena-200 (10 flips before), circle-rail (1) and doorway-crowd (3) to none, and out of this
-/// list; arena-200-jittered 22 → 3, tradeshow-300 35 → 6.
-const FLIPPING: [&str; 2] = ["arena-200-jittered", "tradeshow-300"];
+/// list; arena-200-jittered 22 → 3, tradeshow-300 35 → 6. Session 19's bends of fresh speed-ups
+/// and starts that cannot hold took tradeshow-300 (5 flips) out of this list, arena-200-jittered
+/// 3 → 1; `tradeshow-300-jittered` (session 19): tradeshow-300 with its starts moved by up to a
+/// centimetre (seed 45), the run that had a contact (fixtures/README.md).
+const FLIPPING: [&str; 2] = ["arena-200-jittered", "tradeshow-300-jittered"];
 
 /// Crowds where every agent arrives, but the mean travel time ratio is above 1.5 (see their
 /// snapshots): a door or a corridor lets them through a few at a time. `corridor-two-way`: with
 /// starts toward agents standing far ahead (session 7) its streams no longer end in a standoff
 /// in jittered runs (16 → 246 of 256 arrivals, docs/ROBUSTNESS.md), but take a long time.
 /// `doorway-crowd` (session 12): twenty agents through one door both ways, 6.9.
-const SLOW: [&str; 7] = [
+const SLOW: [&str; 8] = [
     "arena-200",
     "arena-200-jittered",
     "bottleneck",
@@ -45,6 +48,7 @@ const SLOW: [&str; 7] = [
     "corridor-two-way",
     "doorway-crowd",
     "tradeshow-300",
+    "tradeshow-300-jittered",
 ];
 
 /// Two-way streams through room for one lane and a half: every agent arrives, without flips,

@@ -1343,3 +1343,34 @@ fn a_debug_sink_sees_the_collisions_and_orders_of_a_frame() {
     plain.query_all(&mut plain_orders);
     assert_eq!(plain_orders, orders);
 }
+
+#[test]
+fn a_fresh_speed_up_that_cannot_hold_bends_rather_than_slow_down_again() {
+    // A walker crossing 1.6 m ahead of an east agent at 1.4 m/s: they would meet in about
+    // 0.96 s, sooner than the rest of a speed-up's hold plus the stopping time. Never ordered,
+    // the east agent slows to 0.8 m/s. Just sped up from 0.8 m/s, slowing again would reverse
+    // the speed-up (a flip, the most common one left in the crowd fixtures); it keeps its
+    // speed on a bend that clears the collision.
+    let crossing_walker = |world: &mut World| walker(world, v(14.2, 13.4), v(14.2, 28.0), 1.4);
+    let mut world = world_on("open-field");
+    let east = walker(&mut world, v(12.0, 15.0), v(28.0, 15.0), 1.4);
+    crossing_walker(&mut world);
+    assert_eq!(
+        world.query(east).unwrap(),
+        Order::ChangeSpeed { speed: 0.8 }
+    );
+
+    let (mut world, east) = freshly_sped_up();
+    let north = crossing_walker(&mut world);
+    let order = world.query(east).unwrap();
+    let Order::Reroute { rail, reroute } = order else {
+        panic!("expected a bend, got {order:?}");
+    };
+    assert_eq!(reroute.reason, RerouteReason::Avoid);
+    let collision = world.agent(east).unwrap().last_collision().unwrap();
+    assert_eq!(collision.collider, north);
+    assert!(collision.time < 0.6 + 0.56, "{}", collision.time);
+    // The bent rail is clear at the speed it keeps: the next query goes on.
+    assert!(rail.length() > 16.0);
+    assert_eq!(world.query(east).unwrap(), Order::Continue);
+}

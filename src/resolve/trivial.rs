@@ -156,7 +156,8 @@ impl World {
     ///    one to a yield spot, or bend the rail around the blocker; else wait;
     /// 4. a moving agent: sweep at the current speed;
     /// 5. on a collision: keep a speed-up younger than the reversal hold while the collision
-    ///    is further off than the rest of the hold and the stopping time; else the
+    ///    is further off than the rest of the hold and the stopping time; else, for a
+    ///    speed-up or start younger than the hold, a bend clear at its speed; else the
     ///    collision-free speed closest to the preferred one (only slower ones during the start
     ///    transition or a fresh slow-down); else the rail
     ///    bent through an avoidance point on either side (chapter 22.4), unless the last order
@@ -590,6 +591,32 @@ fn decide(
         if holds && fresh(SpeedStep::Faster) {
             return Decision::with_collision(Order::Continue, collision);
         }
+        let only = agent
+            .last_reroute
+            .filter(|(t, _)| world.time - t < config.reroute_side_hold)
+            .map(|(_, side)| side);
+        // A fresh speed-up or start that cannot hold (the collision is sooner than the rest of
+        // its hold and the stopping time) keeps its speed on a bend that clears the collision,
+        // rather than reverse itself at once with a slower speed or a stop: most flips left in
+        // the crowds were such a reversal, the collider having slowed or stopped just after
+        // (new information). A bend is not a reversal, and one clear at the present speed
+        // leaves nothing to take back (docs/ALGORITHM.md, "Trivial resolution", rule 5).
+        let fresh_speed_up = fresh(SpeedStep::Faster)
+            || (agent.last_order == OrderKind::Start && since_order < config.reversal_hold);
+        if fresh_speed_up && !holds {
+            let request = BendRequest {
+                key,
+                rail,
+                plan: current,
+                collision: &collision,
+                hysteresis: Hysteresis::NONE,
+            };
+            if let Some(bend) = world.bend_around(&request, only, candidates, samples, None) {
+                if bend.accepted && bend.collision_time.is_infinite() {
+                    return Decision::with_collision(bend.into_order(), collision);
+                }
+            }
+        }
         // Nor does a fresh slow-down turn into a faster speed out of the next collision: it
         // stops or bends instead.
         let no_faster = starting || fresh(SpeedStep::Slower);
@@ -625,10 +652,6 @@ fn decide(
         let collider = &world.agents[collision.collider];
         let waiting_helps = (collider.plan.moves() || collider.wants_to_move())
             && !(collision.head_on && collider.direction().dot(agent.direction()) < 0.0);
-        let only = agent
-            .last_reroute
-            .filter(|(t, _)| world.time - t < config.reroute_side_hold)
-            .map(|(_, side)| side);
         // Circling around agents with nowhere to go: a path around all of them (the search
         // counts against the frame's budget whatever it finds).
         let searched_detour = !collider.wants_to_move()
