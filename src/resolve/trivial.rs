@@ -603,18 +603,23 @@ fn decide(
         // leaves nothing to take back (docs/ALGORITHM.md, "Trivial resolution", rule 5).
         let fresh_speed_up = fresh(SpeedStep::Faster)
             || (agent.last_order == OrderKind::Start && since_order < config.reversal_hold);
+        // The bend of a moving agent, as every rule below asks for it (not remembered: its
+        // inputs change every frame); the world does not change during the query, so one
+        // search serves both places that may ask.
+        let request = BendRequest {
+            key,
+            rail,
+            plan: current,
+            collision: &collision,
+            hysteresis: Hysteresis::NONE,
+        };
+        let mut searched_bend = None;
         if fresh_speed_up && !holds {
-            let request = BendRequest {
-                key,
-                rail,
-                plan: current,
-                collision: &collision,
-                hysteresis: Hysteresis::NONE,
-            };
-            if let Some(bend) = world.bend_around(&request, only, candidates, samples, None) {
-                if bend.accepted && bend.collision_time.is_infinite() {
+            match world.bend_around(&request, only, candidates, samples, None) {
+                Some(bend) if bend.accepted && bend.collision_time.is_infinite() => {
                     return Decision::with_collision(bend.into_order(), collision);
                 }
+                other => searched_bend = Some(other),
             }
         }
         // Nor does a fresh slow-down turn into a faster speed out of the next collision: it
@@ -663,15 +668,9 @@ fn decide(
             }
         }
         if !(waiting_helps && stop_is_clear) {
-            let request = BendRequest {
-                key,
-                rail,
-                plan: current,
-                collision: &collision,
-                hysteresis: Hysteresis::NONE,
-            };
-            // A moving agent's bends are not remembered: their inputs change every frame.
-            if let Some(bend) = world.bend_around(&request, only, candidates, samples, None) {
+            let bent = searched_bend
+                .unwrap_or_else(|| world.bend_around(&request, only, candidates, samples, None));
+            if let Some(bend) = bent {
                 // The chapter's collision minimisation: a bend that only makes the collision
                 // smaller and later (a stop would not do better: it is not clean, or waiting
                 // does not help). The next queries bend again from there: the flow channels of
