@@ -106,6 +106,14 @@ S.append(scenario("long-corridor-head-on", "long-corridor", 60.0, [
     agent((30, 3), (2, 3)),
 ]))
 
+# Two agents meet head-on in a 2 m corridor on lines 0.2 m apart: each blocks the other's bend,
+# and no spot is off the other's way by the start check's clearance; the one that yields steps to
+# the wall beside it and leaves the other a lane (session 21: both stood for good before).
+S.append(scenario("head-on-2m", "corridor-2m", 40.0, [
+    agent((2, 1.1), (28, 1.1)),
+    agent((28, 0.9), (2, 0.9)),
+]))
+
 # Ten agents each side of a 1.2 m door, all wanting through.
 crowd = []
 ys = [1.5, 3.25, 5.0, 6.75, 8.5]

@@ -67,6 +67,13 @@ const YIELD_WAY_STEP_RADII: f64 = 1.0;
 /// of the way, then a half radius further out each.
 const YIELD_WAY_OFFSETS: usize = 3;
 
+/// A pair face to face looks for a passing spot (`SpotSearch::passing`) once each has waited
+/// on the other this many deadlock times (3 s by default): a second of ordinary searches first,
+/// which in a crowd often find a spot as the others move. Sooner (at the deadlock time), the
+/// committed tradeshow-300 took passing spots where it found ordinary ones later, and two
+/// orders flipped; with the second, it plays as before (docs/ROBUSTNESS.md, session 21).
+const PASSING_PATIENCE: f64 = 1.5;
+
 /// Chords of a way tested together against a spot's distance from their bounding circle.
 const CHORD_RUN: usize = 16;
 
@@ -258,7 +265,34 @@ impl World {
                 s += station_step;
             }
         }
-        None
+        // Last, a spot the others can pass on a lane beside it (`SpotSearch::passing`): two
+        // agents face to face in a corridor too narrow to keep out of each other's ways but
+        // wide enough to pass, each blocking the other's bend (a 2 m corridor, 0.4 m agents).
+        if !self.face_to_face(key, cycle) {
+            return None;
+        }
+        let mut search = SpotSearch::new(self, key, cycle, outer_ring);
+        search.passing = true;
+        ring_points(from, step, YIELD_RINGS)
+            .find_map(|spot| search.try_spot(spot, candidates, samples))
+    }
+
+    /// Whether `cycle` is `key` and one other agent, each going at the other (directions
+    /// more than 135° apart) and each waiting on the other for [`PASSING_PATIENCE`] deadlock
+    /// times: the pair for a passing spot.
+    fn face_to_face(&self, key: AgentKey, cycle: &[AgentKey]) -> bool {
+        let [a, b] = cycle else {
+            return false;
+        };
+        let other = if *a == key { *b } else { *a };
+        let (mine, theirs) = (self.agents[key].direction(), self.agents[other].direction());
+        let patience = PASSING_PATIENCE * self.config().deadlock_time;
+        let long = |k: AgentKey, on: AgentKey| {
+            self.agents[k]
+                .waiting_on
+                .is_some_and(|(w, since)| w == on && self.time - since >= patience)
+        };
+        mine.dot(theirs) < -std::f64::consts::FRAC_1_SQRT_2 && long(key, other) && long(other, key)
     }
 
     /// A standing agent at its yield spot: its rail on to `goal`, planned from where it stands.
@@ -429,6 +463,14 @@ struct SpotSearch<'w> {
     clearance: f64,
     /// Spots not reachable in a straight line tried with a planned rail so far.
     planned_tries: usize,
+    /// Whether a spot nearer a way than its clearance will do when the other agent can pass
+    /// it on a lane beside it: the point that clearance away from the spot, through the
+    /// way's nearest point, is on the mesh, keeps that agent's radius from walls and is
+    /// reachable from the way in a straight line (the other agent bends around the spot, as
+    /// around any agent standing on its way).
+    passing: bool,
+    /// The radius of each way's agent, in the order of `ways`.
+    way_radii: Vec<f64>,
 }
 
 impl<'w> SpotSearch<'w> {
@@ -444,6 +486,8 @@ impl<'w> SpotSearch<'w> {
             runs: Vec::new(),
             clearance: radius.min(world.level().navmesh().wall_distance(from)),
             planned_tries: 0,
+            passing: false,
+            way_radii: Vec::new(),
         };
         search.ways = cycle
             .iter()
@@ -451,6 +495,7 @@ impl<'w> SpotSearch<'w> {
             .filter_map(|&k| {
                 let other = &world.agents[k];
                 let rail = other.rail()?;
+                search.way_radii.push(other.desc().radius);
                 let clearance = search.way_clearance(other);
                 let s0 = other.motion().s;
                 let count = ((rail.length() - s0) / (0.25 * radius)).ceil().max(1.0) as usize;
@@ -498,6 +543,41 @@ impl<'w> SpotSearch<'w> {
         (radius + other.desc().radius + 2.0 * margin) * grow
     }
 
+    /// Whether every way keeps its clearance from `spot` or, where it comes within it, has a
+    /// lane round the spot (see `passing`): each point of the way within the clearance, pushed
+    /// straight away from the spot to the clearance, is on the mesh and keeps the way's
+    /// agent's radius from walls, and so does the line between each two in turn.
+    fn passable_ways(&self, spot: DVec2) -> bool {
+        let mesh = self.world.level().navmesh();
+        self.ways
+            .iter()
+            .zip(&self.way_radii)
+            .all(|((chords, clearance), &other_radius)| {
+                let mut previous: Option<DVec2> = None;
+                for &(a, b) in chords {
+                    for p in [a, closest_on_segment(spot, a, b).0, b] {
+                        let Some(away) = (p - spot).try_normalize() else {
+                            return false;
+                        };
+                        if p.distance(spot) >= *clearance {
+                            continue;
+                        }
+                        let lane = spot + away * *clearance;
+                        if !mesh.contains(lane) || mesh.wall_distance(lane) < other_radius {
+                            return false;
+                        }
+                        if let Some(last) = previous {
+                            if !segment_is_clear(mesh, last, lane, other_radius) {
+                                return false;
+                            }
+                        }
+                        previous = Some(lane);
+                    }
+                }
+                true
+            })
+    }
+
     /// The rail to `spot` if it is a yield spot (see [`World::yield_spot`]).
     fn try_spot(
         &mut self,
@@ -542,7 +622,7 @@ impl<'w> SpotSearch<'w> {
         };
         if !mesh.contains(spot)
             || mesh.wall_distance(spot) < radius
-            || !off_the_ways()
+            || !(off_the_ways() || self.passing && self.passable_ways(spot))
             || !apart_from_agents()
         {
             return None;
@@ -720,6 +800,51 @@ mod tests {
             .expect("a spot");
         assert_eq!(spot, alone);
         assert_eq!(rail.end(), alone);
+    }
+
+    #[test]
+    fn in_a_corridor_too_narrow_to_keep_off_a_way_the_yielding_agent_leaves_a_lane() {
+        // Two 0.4 m agents face to face in a 2 m corridor, on lines 0.2 m apart: each blocks
+        // the other's bend, and no spot keeps the first's way clear by the start check's
+        // clearance (1.08 m), so the rings and the ways find none. The second steps to the
+        // wall beside where it stands, leaving the first a lane on its far side.
+        let text = serde_json::json!({
+            "name": "corridor-2m",
+            "boundary": [[0.0, 0.0], [30.0, 0.0], [30.0, 2.0], [0.0, 2.0]],
+        })
+        .to_string();
+        let level = Level::from_json(&text, "corridor-2m").unwrap();
+        let mut world = World::new(level, AvoidanceConfig::default()).unwrap();
+        let first = stander(&mut world, DVec2::new(12.8, 1.1), DVec2::new(28.0, 1.1));
+        let second = stander(&mut world, DVec2::new(15.2, 0.9), DVec2::new(2.0, 0.9));
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let cycle = [first, second];
+        // Not before each has waited on the other for the passing patience.
+        world.agents[first].waiting_on = Some((second, -2.0));
+        world.agents[second].waiting_on = Some((first, -2.0));
+        assert!(world
+            .yield_spot(second, &cycle, &mut candidates, &mut samples)
+            .is_none());
+        world.agents[first].waiting_on = Some((second, -10.0));
+        world.agents[second].waiting_on = Some((first, -10.0));
+        let (rail, spot) = world
+            .yield_spot(second, &cycle, &mut candidates, &mut samples)
+            .expect("a spot beside the first's way");
+        assert_eq!(rail.end(), spot);
+        // Nearer the first's way (y = 1.1) than its clearance, on the far side from the lane.
+        let clearance = (0.4 + 0.4 + 2.0 * world.config().margin) * 1.2;
+        assert!((1.1 - spot.y).abs() < clearance, "{spot}");
+        assert!(spot.y < 1.1 && spot.y >= 0.4 - 1e-9, "{spot}");
+        // The lane on the other side keeps the first's radius from the wall (y = 2).
+        assert!(spot.y + clearance <= 2.0 - 0.4 + 1e-9, "{spot}");
+        // Without the passing stage there is none.
+        let mut search = SpotSearch::new(&world, second, &cycle, 12.0 * 0.4);
+        let step = RING_STEP_RADII * 0.4;
+        let found = ring_points(DVec2::new(15.2, 0.9), step, YIELD_RINGS)
+            .find_map(|p| search.try_spot(p, &mut candidates, &mut samples));
+        assert!(found.is_none(), "{found:?}");
     }
 
     /// [`face_to_face`] with a third agent standing behind the first, on the second's way:

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Play variants of the small fixture situations through `sidestep` and list every bar missed.
+
+The fixtures pin one geometry each; the issue's checks also run on levels and scenarios that are
+not in the repository. This makes about 240 variants of the small situations (head-on in
+corridors 1.8 to 4 m wide with the two lines offset, and in the open; a stationary blocker at
+several places across corridors, only where a 0.95 m gap is left beside it; two staggered
+blockers; a 0.9 to 1.2 m corridor with a side alcove at three places and of three sizes;
+crossings at five angles; overtaking in corridors; radii 0.25 and 0.5 m; time steps 1/60 to
+1/10 s; three-against-three in corridors), writes their levels and scenarios under OUT, plays
+each with `sidestep run --json` and prints, per scenario, the bars of DESIGN §7 it misses:
+every agent with a goal reached, no collision, nothing off the mesh, no order flip, travel time
+ratio at most 1.5.
+
+    python3 tools/variant_scenarios.py target/release/sidestep [--out DIR] [--only SUBSTRING]
+
+Some variants cannot meet every bar by construction: two 0.4 m agents in a 1.8 m corridor pass
+1 m apart, but a start needs 1.08 m (the resume inflation), and an agent that must wait in an
+alcove for the other to pass takes longer than 1.5 times its trip. Standard library only.
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+OUT = None
+cases = []
+
+
+def make_cases(out):
+    global OUT
+    OUT = out
+    os.makedirs(OUT, exist_ok=True)
+    cases.clear()
+    build()
+    return list(cases)
+
+
+def level(name, boundary, holes=None):
+    path = f'{OUT}/L_{name}.json'
+    d = {"name": name, "boundary": boundary}
+    if holes:
+        d["holes"] = holes
+    with open(path, 'w') as f:
+        json.dump(d, f)
+    return path
+
+
+def agent(start, goal, r=0.4, speed=1.4, speeds=(0.8, 1.4, 2.6), depart=0.0):
+    return {"start": list(start), "goal": list(goal), "radius": r, "speeds": list(speeds),
+            "speed": speed, "depart": depart, "mode": "rail"}
+
+
+def stationary(p, r=0.4):
+    return {"start": list(p), "radius": r, "mode": "stationary"}
+
+
+def scen(name, lvl, agents, duration=60.0, dt=0.0333):
+    d = {"name": name, "level": lvl, "dt": dt, "duration": duration, "seed": 1, "avoidance": {},
+         "agents": agents}
+    path = f'{OUT}/{name}.json'
+    with open(path, 'w') as f:
+        json.dump(d, f)
+    cases.append(path)
+
+
+def build():
+    L = 30.0
+    # 1. head-on in corridors
+    for W in [1.8, 2.0, 2.4, 3.0, 4.0]:
+        lv = level(f'corr{W}', [[0, 0], [L, 0], [L, W], [0, W]])
+        for dy1, dy2 in [(0, 0), (0.1, -0.1), (-0.2, 0.2), (0.3, 0.3), (0.0, 0.35)]:
+            for v1, v2 in [(1.4, 1.4), (2.6, 0.8), (1.4, 2.6)]:
+                c = W / 2
+                scen(f'headon_W{W}_y{dy1}_{dy2}_v{v1}_{v2}', lv,
+                     [agent((2, c + dy1), (28, c + dy1), speed=v1), agent((28, c + dy2), (2, c + dy2), speed=v2)])
+    # 2. head-on in the open, lateral offsets
+    lvo = level('open', [[0, 0], [40, 0], [40, 30], [0, 30]])
+    for off in [0, 0.1, 0.3, 0.5, 0.7, 0.85]:
+        for v1, v2 in [(1.4, 1.4), (2.6, 1.4), (0.8, 2.6)]:
+            scen(f'headon_open_off{off}_v{v1}_{v2}', lvo,
+                 [agent((3, 15), (37, 15), speed=v1), agent((37, 15 + off), (3, 15 + off), speed=v2)])
+    # 3. stationary blocker
+    for W in [1.8, 2.0, 2.4, 3.0, 5.0]:
+        lv = level(f'corr{W}', [[0, 0], [L, 0], [L, W], [0, W]])
+        for by in [0.45, W / 2 - 0.3, W / 2, W / 2 + 0.2, W - 0.45]:
+            for v in [0.8, 1.4, 2.6]:
+                if max(by - 0.4, W - by - 0.4) < 0.95: continue
+                scen(f'blocker_W{W}_by{by:.2f}_v{v}', lv,
+                     [agent((2, W / 2), (28, W / 2), speed=v), stationary((15, by))])
+    # two blockers staggered
+    for W in [2.4, 3.0, 4.0]:
+        lv = level(f'corr{W}', [[0, 0], [L, 0], [L, W], [0, W]])
+        scen(f'blockers2_W{W}', lv, [agent((2, W / 2), (28, W / 2)), stationary((12, W / 2 - 0.4)), stationary((16, W / 2 + 0.4))])
+        scen(f'blockers2b_W{W}', lv, [agent((2, W / 2), (28, W / 2)), stationary((12, W / 2 + 0.3)), stationary((14, W / 2 - 0.3))])
+    # 4. narrow alcove variants
+    for cw in [0.9, 1.0, 1.2]:
+        for ax in [5, 10, 15]:
+            for aw, ad in [(1.0, 1.0), (2.0, 2.0), (1.2, 1.5)]:
+                lv = level(f'alc{cw}_{ax}_{aw}_{ad}', [[0, 0], [20, 0], [20, cw], [ax + aw / 2, cw], [ax + aw / 2, cw + ad], [ax - aw / 2, cw + ad], [ax - aw / 2, cw], [0, cw]])
+                for v1, v2 in [(1.4, 1.4), (2.6, 0.8)]:
+                    scen(f'alcove_cw{cw}_ax{ax}_a{aw}x{ad}_v{v1}_{v2}', lv,
+                         [agent((1, cw / 2), (19, cw / 2), speed=v1), agent((19, cw / 2), (1, cw / 2), speed=v2)])
+    # 5. crossings at angles in the open, meeting in the middle
+    for ang in [30, 60, 90, 120, 150]:
+        for v1, v2 in [(1.4, 1.4), (2.6, 1.4)]:
+            a = math.radians(ang)
+            cx, cy, R = 20, 15, 12
+            d2 = (math.cos(a), math.sin(a))
+            scen(f'cross_{ang}_v{v1}_{v2}', lvo,
+                 [agent((cx - R, cy), (cx + R, cy), speed=v1),
+                  agent((cx - R * d2[0] * v2 / v1, cy - R * d2[1] * v2 / v1), (cx + R * d2[0], cy + R * d2[1]), speed=v2)])
+    # 6. overtake in corridors
+    for W in [1.8, 2.0, 2.4, 3.0]:
+        lv = level(f'corr{W}', [[0, 0], [L, 0], [L, W], [0, W]])
+        for dy in [0, 0.2]:
+            scen(f'overtake_W{W}_dy{dy}', lv,
+                 [agent((5, W / 2), (28, W / 2), speed=0.8, speeds=(0.8,)), agent((1, W / 2 + dy), (29, W / 2 + dy), speed=2.6)])
+    # 7. radii
+    for r in [0.25, 0.5]:
+        lv = level('corr2.4', [[0, 0], [L, 0], [L, 2.4], [0, 2.4]])
+        scen(f'headon_r{r}', lv, [agent((2, 1.2), (28, 1.2), r=r), agent((28, 1.2), (2, 1.2), r=r)])
+        scen(f'blocker_r{r}', lv, [agent((2, 1.2), (28, 1.2), r=r), stationary((15, 0.9 if r < 0.45 else 0.6), r=r)])
+        scen(f'headon_open_r{r}', lvo, [agent((3, 15), (37, 15), r=r), agent((37, 15.1), (3, 15.1), r=r)])
+    # 8. dt
+    for dt in [1 / 60, 1 / 20, 0.1]:
+        lv = level('corr2.4', [[0, 0], [L, 0], [L, 2.4], [0, 2.4]])
+        scen(f'headon_dt{dt:.3f}', lv, [agent((2, 1.2), (28, 1.2)), agent((28, 1.2), (2, 1.2))], dt=dt)
+        scen(f'blocker_dt{dt:.3f}', lv, [agent((2, 1.2), (28, 1.2)), stationary((15, 0.9))], dt=dt)
+        lva = level('alc1.0_10_2.0_2.0', [[0, 0], [20, 0], [20, 1.0], [11, 1.0], [11, 3.0], [9, 3.0], [9, 1.0], [0, 1.0]])
+        scen(f'alcove_dt{dt:.3f}', lva, [agent((1, 0.5), (19, 0.5)), agent((19, 0.5), (1, 0.5))], dt=dt)
+    # 9. small groups: 3v3 head on in corridors
+    for W in [2.4, 3.0, 4.0]:
+        lv = level(f'corr{W}', [[0, 0], [L, 0], [L, W], [0, W]])
+        ags = []
+        for i in range(3):
+            ags.append(agent((2 + 1.5 * i, W / 2 + (0.3 if i % 2 else -0.3)), (26 + 1.0 * i, W / 2)))
+            ags.append(agent((28 - 1.5 * i, W / 2 + (-0.3 if i % 2 else 0.3)), (4 - 1.0 * i, W / 2)))
+        scen(f'groups3_W{W}', lv, ags, duration=60)
+
+
+def bars_missed(path, m):
+    if 'error' in m:
+        return ['error: ' + m['error']]
+    with open(path) as f:
+        goals = sum(1 for a in json.load(f)['agents'] if 'goal' in a)
+    missed = []
+    if m['reached'] < goals:
+        missed.append(f"reached {m['reached']}/{goals}")
+    if m['collisions']:
+        missed.append(f"collisions {m['collisions']} (penetration {m['max_penetration']:.3f})")
+    if m['off_mesh_frames']:
+        missed.append(f"off-mesh frames {m['off_mesh_frames']}")
+    if m['order_flips']:
+        missed.append(f"flips {m['order_flips']}")
+    if m['travel_time_ratio'] > 1.5:
+        missed.append(f"ratio {m['travel_time_ratio']:.2f}")
+    return missed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("binary", help="sidestep executable")
+    parser.add_argument("--out", default="/tmp/sidestep-variants", help="where to write the cases")
+    parser.add_argument("--only", default="", help="play only the cases whose name contains this")
+    args = parser.parse_args()
+    paths = [p for p in make_cases(args.out) if args.only in os.path.basename(p)]
+
+    def play(path):
+        out = subprocess.run([args.binary, "run", path, "--json"], capture_output=True, text=True)
+        if out.returncode != 0:
+            return path, {"error": out.stderr.strip()[:200]}
+        return path, json.loads(out.stdout)
+
+    missing = 0
+    with ThreadPoolExecutor(2) as pool:
+        for path, m in pool.map(play, paths):
+            missed = bars_missed(path, m)
+            if missed:
+                missing += 1
+                print(os.path.basename(path)[:-5], ", ".join(missed))
+    print(f"{missing} of {len(paths)} variants miss a bar")
+
+
+if __name__ == "__main__":
+    main()
