@@ -808,13 +808,7 @@ mod tests {
         // the other's bend, and no spot keeps the first's way clear by the start check's
         // clearance (1.08 m), so the rings and the ways find none. The second steps to the
         // wall beside where it stands, leaving the first a lane on its far side.
-        let text = serde_json::json!({
-            "name": "corridor-2m",
-            "boundary": [[0.0, 0.0], [30.0, 0.0], [30.0, 2.0], [0.0, 2.0]],
-        })
-        .to_string();
-        let level = Level::from_json(&text, "corridor-2m").unwrap();
-        let mut world = World::new(level, AvoidanceConfig::default()).unwrap();
+        let mut world = world_on("corridor-2m");
         let first = stander(&mut world, DVec2::new(12.8, 1.1), DVec2::new(28.0, 1.1));
         let second = stander(&mut world, DVec2::new(15.2, 0.9), DVec2::new(2.0, 0.9));
         world.begin_frame(1.0 / 30.0);
@@ -840,8 +834,8 @@ mod tests {
         // The lane on the other side keeps the first's radius from the wall (y = 2).
         assert!(spot.y + clearance <= 2.0 - 0.4 + 1e-9, "{spot}");
         // Without the passing stage there is none.
-        let mut search = SpotSearch::new(&world, second, &cycle, 12.0 * 0.4);
         let step = RING_STEP_RADII * 0.4;
+        let mut search = SpotSearch::new(&world, second, &cycle, YIELD_RINGS as f64 * step);
         let found = ring_points(DVec2::new(15.2, 0.9), step, YIELD_RINGS)
             .find_map(|p| search.try_spot(p, &mut candidates, &mut samples));
         assert!(found.is_none(), "{found:?}");
