@@ -1,10 +1,12 @@
 //! Collision detection: the sweep of an agent's predicted motion against its neighbours'.
 
 mod moving_sphere;
+mod standing;
 mod sweep;
 mod trajectory;
 
 pub(crate) use moving_sphere::{first_contact, Contact};
+pub(crate) use standing::sweep_standing;
 pub(crate) use sweep::{sample_agent, sweep_pair, PairContact, SweepBound, SweepSample};
 pub(crate) use trajectory::{MotionPlan, Trajectory};
 

@@ -63,16 +63,21 @@ const BOUND_SLACK: f64 = 1e-3;
 /// step between two of them.
 #[derive(Clone, Copy, Debug)]
 pub struct SweepBound {
-    /// The longest distance between consecutive samples, metres.
+    /// The longest step between consecutive samples, chord or arclength, metres.
     pub longest_step: f64,
 }
 
 impl SweepBound {
     /// The bound of `samples`.
     pub fn of(samples: &[SweepSample]) -> SweepBound {
+        // The chord, or the arclength where longer: the rail between two samples stays within
+        // its arclength of the first (`sweep_standing` follows the curve, not the chord).
         let longest_step = samples
             .windows(2)
-            .map(|w| w[0].position.distance_squared(w[1].position))
+            .map(|w| {
+                let arc = w[1].s - w[0].s;
+                w[0].position.distance_squared(w[1].position).max(arc * arc)
+            })
             .fold(0.0, f64::max)
             .sqrt();
         SweepBound { longest_step }

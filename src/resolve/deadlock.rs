@@ -26,8 +26,9 @@ pub(super) enum DeadlockOutcome {
     None,
     /// A deadlock, and this agent looked for a yield spot and found none: the search was
     /// costly (it counts against the frame's budget), so it waits before looking again, and the
-    /// next member in rank gets the turn.
-    Searched,
+    /// next member in rank gets the turn. It asks the agent that boxes it in, if any
+    /// ([`World::boxing_in`]), to make way.
+    Searched { ask: Option<AgentKey> },
     /// A deadlock, but another member has the turn to look for a yield spot: this agent only
     /// walked the cycle (cheap, not counted against the budget), and waits.
     NotItsTurn,
@@ -73,6 +74,10 @@ const YIELD_WAY_OFFSETS: usize = 3;
 /// committed tradeshow-300 took passing spots where it found ordinary ones later, and two
 /// orders flipped; with the second, it plays as before (docs/ROBUSTNESS.md, session 21).
 const PASSING_PATIENCE: f64 = 1.5;
+
+/// How near a deadlocked agent with no yield spot an agent waiting on it must stand to be
+/// asked to make way, in sums of the radii.
+const BOXING_RADII: f64 = 2.0;
 
 /// Chords of a way tested together against a spot's distance from their bounding circle.
 const CHORD_RUN: usize = 16;
@@ -176,7 +181,9 @@ impl World {
                 self.yield_spot(key, &cycle, candidates, samples),
                 agent.resume_goal.or(agent.rail().map(Rail::end)),
             ) else {
-                return DeadlockOutcome::Searched;
+                return DeadlockOutcome::Searched {
+                    ask: self.boxing_in(key, &cycle, candidates),
+                };
             };
             let mut decision = Decision::new(Order::Reroute {
                 rail: Arc::new(rail),
@@ -189,7 +196,39 @@ impl World {
             decision.resume_goal = Some(goal);
             return DeadlockOutcome::Yield(Box::new(decision));
         }
-        DeadlockOutcome::Searched
+        DeadlockOutcome::Searched { ask: None }
+    }
+
+    /// The agent nearest `key` (within [`BOXING_RADII`] of the radii) that stands waiting on it
+    /// and is not in its `cycle`, which found no yield spot: asked to make way, it frees room
+    /// for `key`'s next search. At a door two agents face to face, each with others queued
+    /// close behind and beside it, found no spot for good (doorway-crowd with jittered starts,
+    /// seed 2: agents 1 and 16 stood from 29 s to the end, 18 of 20 with them;
+    /// docs/ROBUSTNESS.md, session 24).
+    pub(crate) fn boxing_in(
+        &self,
+        key: AgentKey,
+        cycle: &[AgentKey],
+        candidates: &mut Vec<u32>,
+    ) -> Option<AgentKey> {
+        let agent = &self.agents[key];
+        let reach = BOXING_RADII * (agent.desc().radius + self.max_radius);
+        let from = agent.position();
+        candidates.clear();
+        self.grid.near(from, reach, candidates);
+        candidates
+            .iter()
+            .map(|&i| self.dense[i as usize])
+            .filter(|&k| k != key && !cycle.contains(&k))
+            .filter_map(|k| {
+                let other = &self.agents[k];
+                let waits = other.waiting_on.is_some_and(|(w, _)| w == key);
+                let d = other.position().distance(from);
+                (waits && !other.plan.moves() && d <= reach && other.make_way_for.is_none())
+                    .then_some((d, k))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map(|(_, k)| k)
     }
 
     /// A yield spot for `key` out of the way of the other agents of `cycle`, and a rail to it
@@ -212,12 +251,26 @@ impl World {
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Option<(Rail, DVec2)> {
+        self.yield_spot_away(key, cycle, None, candidates, samples)
+    }
+
+    /// [`World::yield_spot`], with every spot at least `away_from.1` metres from the point
+    /// `away_from.0` when given.
+    fn yield_spot_away(
+        &self,
+        key: AgentKey,
+        cycle: &[AgentKey],
+        away_from: Option<(DVec2, f64)>,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<(Rail, DVec2)> {
         let radius = self.agents[key].desc().radius;
         let from = self.agents[key].position();
         let step = RING_STEP_RADII * radius;
         // Spots on the rings lie within this distance of the agent.
         let outer_ring = YIELD_RINGS as f64 * step;
         let mut search = SpotSearch::new(self, key, cycle, outer_ring);
+        search.away_from = away_from;
         for spot in ring_points(from, step, YIELD_RINGS) {
             if let Some(found) = search.try_spot(spot, candidates, samples) {
                 return Some(found);
@@ -227,6 +280,7 @@ impl World {
         // rings, tradeshow-1000 by its north wall: two agents stood face to face for 75 s).
         let reach = YIELD_WAY_RADII * radius;
         let mut search = SpotSearch::new(self, key, cycle, reach);
+        search.away_from = away_from;
         for &member in cycle.iter().filter(|&&k| k != key) {
             let other = &self.agents[member];
             let Some(rail) = other.rail() else {
@@ -273,6 +327,7 @@ impl World {
         }
         let mut search = SpotSearch::new(self, key, cycle, outer_ring);
         search.passing = true;
+        search.away_from = away_from;
         ring_points(from, step, YIELD_RINGS)
             .find_map(|spot| search.try_spot(spot, candidates, samples))
     }
@@ -343,11 +398,20 @@ impl World {
         } else {
             Decision::new(Order::Continue)
         };
-        let still_waiting = self
+        // The head waits on it; or it waits on the head, which stands in a deadlock with no
+        // yield spot (`World::boxing_in`): then it moves away from the head, by a diameter at
+        // least, to leave the head room for a spot.
+        let head_waits = self
             .agents
             .get(head)
             .is_some_and(|h| h.waiting_on.map(|(k, _)| k) == Some(key));
-        if !still_waiting || self.time < agent.cannot_yield_until {
+        let boxing_in = !head_waits
+            && agent.waiting_on.map(|(k, _)| k) == Some(head)
+            && self
+                .agents
+                .get(head)
+                .is_some_and(|h| h.cannot_yield_until > self.time);
+        if !(head_waits || boxing_in) || self.time < agent.cannot_yield_until {
             decision.answered_way = true;
             return Some(decision);
         }
@@ -355,7 +419,16 @@ impl World {
             return None;
         }
         decision.answered_way = true;
-        let Some((rail, via)) = self.yield_spot(key, &[key, head], candidates, samples) else {
+        let away_from = boxing_in.then(|| {
+            let at = self.agents[head].position();
+            (
+                at,
+                at.distance(agent.position()) + 2.0 * agent.desc().radius,
+            )
+        });
+        let Some((rail, via)) =
+            self.yield_spot_away(key, &[key, head], away_from, candidates, samples)
+        else {
             decision.yield_failed = true;
             return Some(decision);
         };
@@ -471,6 +544,9 @@ struct SpotSearch<'w> {
     passing: bool,
     /// The radius of each way's agent, in the order of `ways`.
     way_radii: Vec<f64>,
+    /// A point the spot must be at least this far from (metres): the agent that makes room
+    /// for a deadlocked agent boxed in ([`World::boxing_in`]) moves away from it.
+    away_from: Option<(DVec2, f64)>,
 }
 
 impl<'w> SpotSearch<'w> {
@@ -488,6 +564,7 @@ impl<'w> SpotSearch<'w> {
             planned_tries: 0,
             passing: false,
             way_radii: Vec::new(),
+            away_from: None,
         };
         search.ways = cycle
             .iter()
@@ -585,6 +662,12 @@ impl<'w> SpotSearch<'w> {
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Option<(Rail, DVec2)> {
+        if self
+            .away_from
+            .is_some_and(|(point, distance)| spot.distance(point) < distance)
+        {
+            return None;
+        }
         let world = self.world;
         let agent = &world.agents[self.key];
         let radius = agent.desc().radius;
@@ -915,5 +998,67 @@ mod tests {
         world.agents[second].waiting_on = Some((third, -10.0));
         world.set_motion(third, Motion::moving(0.0, 1.4)).unwrap();
         assert!(!world.stuck_in_a_jam(first, second));
+    }
+
+    /// At the door of `doorway`: `a` west of it going east, `b` east of it going west, waiting
+    /// on each other; `near` just behind `a` and `far` further back, both waiting on `a`;
+    /// `other` beside `a`, waiting on `b`.
+    fn boxed_door() -> (World, [AgentKey; 5]) {
+        let mut world = world_on("doorway");
+        let a = stander(&mut world, DVec2::new(8.6, 5.0), DVec2::new(16.0, 5.0));
+        let b = stander(&mut world, DVec2::new(11.4, 5.0), DVec2::new(2.0, 5.0));
+        let near = stander(&mut world, DVec2::new(7.5, 5.0), DVec2::new(17.0, 5.3));
+        let far = stander(&mut world, DVec2::new(5.0, 5.0), DVec2::new(18.0, 5.0));
+        let other = stander(&mut world, DVec2::new(8.4, 6.2), DVec2::new(16.0, 6.2));
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        world.agents[a].waiting_on = Some((b, -10.0));
+        world.agents[b].waiting_on = Some((a, -10.0));
+        world.agents[near].waiting_on = Some((a, -10.0));
+        world.agents[far].waiting_on = Some((a, -10.0));
+        world.agents[other].waiting_on = Some((b, -10.0));
+        (world, [a, b, near, far, other])
+    }
+
+    #[test]
+    fn a_deadlocked_agent_with_no_spot_asks_the_nearest_agent_waiting_on_it_to_make_way() {
+        let (mut world, [a, b, near, far, other]) = boxed_door();
+        let mut candidates = Vec::new();
+        assert_eq!(world.boxing_in(a, &[a, b], &mut candidates), Some(near));
+        // Not one that walks, nor one already asked: the next nearest within reach, none.
+        world.agents[near].make_way_for = Some(b);
+        assert_eq!(world.boxing_in(a, &[a, b], &mut candidates), None);
+        world.agents[near].make_way_for = None;
+        world.set_motion(near, Motion::moving(0.0, 1.4)).unwrap();
+        world.ensure_grid();
+        assert_eq!(world.boxing_in(a, &[a, b], &mut candidates), None);
+        // `far` waits on `a` but stands 3.6 m off, `other` stands near but waits on `b`.
+        let _ = (far, other);
+    }
+
+    #[test]
+    fn an_agent_boxing_in_a_deadlocked_agent_steps_off_its_way_and_goes_on_from_there() {
+        let (mut world, [a, _, near, _, _]) = boxed_door();
+        // `a` searched and found no spot; `near`, asked, yields to a spot off `a`'s way.
+        world.agents[a].cannot_yield_until = world.time + 1.0;
+        world.agents[near].make_way_for = Some(a);
+        match world.query(near).unwrap() {
+            Order::Reroute { rail, reroute } => {
+                assert_eq!(reroute.reason, RerouteReason::Yield);
+                // Away from `a` (1.1 m off) by a diameter at least.
+                let off = rail.end().distance(DVec2::new(8.6, 5.0));
+                assert!(off >= 1.1 + 0.8 - 1e-9, "{:?}", rail.end());
+            }
+            other => panic!("expected a yield, got {other:?}"),
+        }
+        assert_eq!(world.agents[near].resume_goal, Some(DVec2::new(17.0, 5.3)));
+        // Once `a` may search again, an agent merely waiting on it is not made to move.
+        let (mut world, [_, _, near, _, _]) = boxed_door();
+        world.agents[near].make_way_for = Some(world.agents.keys().next().unwrap());
+        let order = world.query(near).unwrap();
+        assert!(
+            !matches!(&order, Order::Reroute { reroute, .. } if reroute.reason == RerouteReason::Yield),
+            "{order:?}"
+        );
     }
 }

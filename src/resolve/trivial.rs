@@ -11,7 +11,8 @@ use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopC
 use super::rewrite::{BendInputs, BendMemo, BendRequest};
 use crate::debug::{DebugSink, NoDebug};
 use crate::detect::{
-    sample_agent, sweep_pair, Collision, MotionPlan, SweepBound, SweepSample, Trajectory,
+    sample_agent, sweep_pair, sweep_standing, Collision, MotionPlan, SweepBound, SweepSample,
+    Trajectory,
 };
 use crate::geometry::left_normal;
 use crate::rail::Rail;
@@ -883,9 +884,11 @@ fn decide_standing(
     decision.lane_link = world.lane_link(key, blocker);
     match world.break_deadlock(key, blocker, decision.lane_link, candidates, samples) {
         DeadlockOutcome::Yield(yielding) => return *yielding,
-        DeadlockOutcome::Searched => {
+        DeadlockOutcome::Searched { ask } => {
             decision.bend_failed = true;
             decision.yield_failed = true;
+            // Boxed in: the agent nearest it that waits on it makes room.
+            decision.ask_way_of = ask;
             return decision;
         }
         // Another member looks for a spot on its own query (the deadlock is being broken):
@@ -1468,8 +1471,15 @@ pub(crate) fn detect_fresh(
         if !bound.may_touch(samples, hot.position, radii, hot.max_speed, cutoff) {
             continue;
         }
-        let mut collider = world.agents[other_key].trajectory();
-        if let Some(contact) = sweep_pair(samples, &mut collider, radii, cutoff) {
+        // A collider that stands is swept along the curve of the rail, not its chords: the
+        // answer must not depend on where the samples fall (`detect::sweep_standing`).
+        let contact = if hot.max_speed <= 0.0 {
+            sweep_standing(samples, sweep.rail, hot.position, radii, cutoff)
+        } else {
+            let mut collider = world.agents[other_key].trajectory();
+            sweep_pair(samples, &mut collider, radii, cutoff)
+        };
+        if let Some(contact) = contact {
             if contact.time < cutoff {
                 best = Some((contact, other_key));
             }
