@@ -156,7 +156,8 @@ fn closest_after(
             let a = if sa < s { at } else { a };
             let (nearest, _) = closest_on_segment(point, a, b);
             let d = nearest.distance(point);
-            if d >= best && b.distance(point) >= best {
+            // The chord comes no nearer than before: the distance has begun to grow.
+            if d >= best {
                 return false;
             }
             best = best.min(d);

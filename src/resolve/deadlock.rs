@@ -374,9 +374,10 @@ impl World {
         }
     }
 
-    /// An agent asked by `head` (which waits on it and that no bend or detour gets past) to
-    /// make way: it yields to a spot off the head's rail, found as a yield spot out of a
-    /// deadlock is. One with nowhere to go goes back to where it stood once the way there is
+    /// An agent asked by `head` (which waits on it and that no bend or detour gets past, or
+    /// which it waits on and boxes in, [`World::boxing_in`]) to make way: it yields to a spot
+    /// off the head's rail (and, boxing in, a diameter further from the head), found as a yield
+    /// spot out of a deadlock is. One with nowhere to go goes back to where it stood once the way there is
     /// clear; one stuck on its own way ([`World::stuck_in_a_jam`]) goes on from the spot to its
     /// goal, as a deadlock's yielding agent does. Yield searches share the per-frame budget: over
     /// it, `None` (the agent answers on a later frame, and meanwhile decides as usual). An agent
@@ -1022,7 +1023,7 @@ mod tests {
 
     #[test]
     fn a_deadlocked_agent_with_no_spot_asks_the_nearest_agent_waiting_on_it_to_make_way() {
-        let (mut world, [a, b, near, far, other]) = boxed_door();
+        let (mut world, [a, b, near, _far, other]) = boxed_door();
         let mut candidates = Vec::new();
         assert_eq!(world.boxing_in(a, &[a, b], &mut candidates), Some(near));
         // Not one that walks, nor one already asked: the next nearest within reach, none.
@@ -1032,8 +1033,10 @@ mod tests {
         world.set_motion(near, Motion::moving(0.0, 1.4)).unwrap();
         world.ensure_grid();
         assert_eq!(world.boxing_in(a, &[a, b], &mut candidates), None);
-        // `far` waits on `a` but stands 3.6 m off, `other` stands near but waits on `b`.
-        let _ = (far, other);
+        // `far` waits on `a` too but stands 3.6 m off (beyond twice the radii, 1.6 m); `other`
+        // stands 1.2 m off but waits on `b`, until it waits on `a`.
+        world.agents[other].waiting_on = Some((a, -10.0));
+        assert_eq!(world.boxing_in(a, &[a, b], &mut candidates), Some(other));
     }
 
     #[test]
