@@ -125,6 +125,15 @@ impl Rail {
             .map_or(self.table.length, |sp| sp.start)
     }
 
+    /// Whether the rail from arclength `s0` to `s1` (metres, `s0 <= s1`, both clamped) lies on
+    /// one straight segment, so that the chord between its two points is the rail itself.
+    pub(crate) fn is_line_between(&self, s0: f64, s1: f64) -> bool {
+        let (s0, s1) = (self.clamp_s(s0), self.clamp_s(s1));
+        let index = self.table.find_span(s0);
+        let span = self.span(index);
+        self.segments[index].is_line() && s0 <= s1 && s1 <= span.start + span.length
+    }
+
     /// The total arclength, metres.
     pub fn length(&self) -> f64 {
         self.table.length
@@ -639,6 +648,23 @@ mod tests {
         assert_eq!(rail.curvature(1.0), 0.0);
         assert_eq!(rail.start(), v(0.0, 0.0));
         assert_eq!(rail.end(), v(3.0, 10.0));
+    }
+
+    #[test]
+    fn a_stretch_is_straight_only_within_one_line() {
+        let rail = mixed_rail();
+        // The first line is 8 m long, the quadratic corner ~3.2 m, then a 4 m line.
+        let corner_end = rail.segment_start(2);
+        assert!(rail.is_line_between(0.0, 8.0));
+        assert!(rail.is_line_between(2.0, 2.0));
+        assert!(!rail.is_line_between(7.5, 8.1), "into the corner");
+        assert!(!rail.is_line_between(8.5, 9.0), "on the corner");
+        assert!(rail.is_line_between(corner_end, corner_end + 4.0));
+        assert!(!rail.is_line_between(corner_end + 3.0, corner_end + 4.5));
+        assert!(!rail.is_line_between(3.0, 2.0), "reversed");
+        // Clamped: past the end of the last line it is still that line.
+        let last = rail.segment_start(5);
+        assert!(rail.is_line_between(last + 1.0, rail.length() + 5.0));
     }
 
     #[test]

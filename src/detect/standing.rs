@@ -41,6 +41,9 @@ fn stray(p: &SweepSample, q: &SweepSample) -> f64 {
 /// Visit the chords of step `p → q` cut at the grid points strictly inside it (arclength and
 /// position of each chord's two ends), in order, while `visit` returns `true`; whether it
 /// always did. The chords' ends are the samples themselves and the grid points `i × grid`.
+/// A step on one straight segment of the rail is its own chord, wherever the samples fall:
+/// it is visited whole (most steps of a rail of lines and corners; the grid's points were
+/// most of this sweep's cost on a crowd of 1,000, docs/PERFORMANCE.md).
 fn grid_chords(
     p: &SweepSample,
     q: &SweepSample,
@@ -48,6 +51,9 @@ fn grid_chords(
     grid: f64,
     mut visit: impl FnMut(f64, DVec2, f64, DVec2) -> bool,
 ) -> bool {
+    if cursor.rail().is_line_between(p.s, q.s) {
+        return visit(p.s, p.position, q.s, q.position);
+    }
     let (mut sa, mut a) = (p.s, p.position);
     let mut i = (p.s / grid).floor() + 1.0;
     loop {
