@@ -4,7 +4,7 @@
 A crowd's outcome is chaotic: one fixture run can pass or fail by luck. This plays each fixture
 as committed (seed 0) and with seeded jitter (seeds 1..N-1), through one or more builds of
 `sidestep`, and prints per build and fixture: agents arrived / agents, order flips and
-collisions, summed over the runs.
+collisions, summed over the runs, and the mean over the runs of the travel time ratio.
 
     python3 tools/jitter_fixtures.py --runs 16 target/release/sidestep /tmp/other/sidestep
 
@@ -70,11 +70,13 @@ def main():
                         [binary, "run", path, "--json"], capture_output=True, text=True
                     )
                     m = json.loads(out.stdout)
-                    t = totals[binary].setdefault(name, [0, 0, 0, 0])
+                    t = totals[binary].setdefault(name, [0, 0, 0, 0, 0.0, 0])
                     t[0] += m["reached"]
                     t[1] += m["agents"]
                     t[2] += m["order_flips"]
                     t[3] += m["collisions"]
+                    t[4] += m["travel_time_ratio"]
+                    t[5] += 1
                     if args.contacts and m["collisions"]:
                         print(
                             f"contact: {binary} {name} seed {seed}: {m['collisions']} collision(s),"
@@ -83,8 +85,11 @@ def main():
                         )
     for binary, per in totals.items():
         print(binary)
-        for name, (reached, agents, flips, collisions) in per.items():
-            print(f"  {name:18} {reached:5}/{agents:<5} flips {flips:4} collisions {collisions}")
+        for name, (reached, agents, flips, collisions, ratios, runs) in per.items():
+            print(
+                f"  {name:18} {reached:5}/{agents:<5} flips {flips:4} collisions {collisions}"
+                f" ratio {ratios / runs:.2f}"
+            )
 
 
 if __name__ == "__main__":
