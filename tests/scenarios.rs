@@ -338,3 +338,42 @@ fn offset_head_on_walkers_in_a_narrow_corridor_bend_instead_of_waiting_for_each_
         assert_eq!(m.order_flips, 0, "{name}: flips");
     }
 }
+
+/// A slow walker arrives at its goal in the middle of a 2.4 m corridor, a metre short of the
+/// goal of the faster 0.4 m agent following it, which cannot pass a 0.8 m body there. No spot
+/// in the corridor keeps out of the follower's way, so the arrived agent, asked to make way,
+/// found none and the follower stood behind it to the end (session 26; `python3
+/// tools/variant_scenarios.py BIN --only overtake`). It now steps to the wall, where the
+/// follower passes it on a lane beside it, and goes back.
+#[test]
+fn an_arrived_agent_in_a_corridor_steps_to_the_wall_for_an_agent_going_past_it() {
+    for (name, y) in [("centred", 1.2), ("off-centre", 1.0)] {
+        let agent = |from: f64, to: f64, speeds: Value, speed: f64| {
+            json!({
+                "start": [from, y], "goal": [to, y], "radius": 0.4,
+                "speeds": speeds, "speed": speed, "mode": "rail"
+            })
+        };
+        let file = json!({
+            "name": name,
+            "level": {"name": "corridor", "boundary": [[0, 0], [30, 0], [30, 2.4], [0, 2.4]]},
+            "dt": 1.0 / 30.0,
+            "duration": 60.0,
+            "agents": [
+                agent(5.0, 28.0, json!([0.8]), 0.8),
+                agent(1.0, 29.0, json!([0.8, 1.4, 2.6]), 2.6),
+            ],
+        });
+        let scenario = Scenario::from_json(&file.to_string(), name, None)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut sim = Simulation::new(&scenario).unwrap_or_else(|e| panic!("{name}: {e}"));
+        while !sim.finished() {
+            sim.step();
+        }
+        let m = sim.metrics();
+        assert_eq!(m.reached, 2, "{name}: arrivals ({:?})", m.orders);
+        assert_eq!(m.collisions, 0, "{name}: collisions");
+        assert_eq!(m.off_mesh_frames, 0, "{name}: off-mesh frames");
+        assert_eq!(m.order_flips, 0, "{name}: flips");
+    }
+}

@@ -322,7 +322,7 @@ impl World {
         // Last, a spot the others can pass on a lane beside it (`SpotSearch::passing`): two
         // agents face to face in a corridor too narrow to keep out of each other's ways but
         // wide enough to pass, each blocking the other's bend (a 2 m corridor, 0.4 m agents).
-        if !self.face_to_face(key, cycle) {
+        if !(self.face_to_face(key, cycle) || self.idle_in_the_way(key, cycle, away_from)) {
             return None;
         }
         let mut search = SpotSearch::new(self, key, cycle, outer_ring);
@@ -348,6 +348,20 @@ impl World {
                 .is_some_and(|(w, since)| w == on && self.time - since >= patience)
         };
         mine.dot(theirs) < -std::f64::consts::FRAC_1_SQRT_2 && long(key, other) && long(other, key)
+    }
+
+    /// Whether `key` has nowhere to go and is asked to make way for the other agent of `cycle`
+    /// (not to leave room away from a point): it may step to a spot the other passes on a lane
+    /// beside it. A slow walker arrived at its goal in the middle of a 2.4 m corridor, a metre
+    /// short of the goal of the 0.4 m agent following it, kept the follower behind it for good:
+    /// no spot in that corridor keeps out of the follower's way.
+    fn idle_in_the_way(
+        &self,
+        key: AgentKey,
+        cycle: &[AgentKey],
+        away_from: Option<(DVec2, f64)>,
+    ) -> bool {
+        away_from.is_none() && cycle.len() == 2 && !self.agents[key].wants_to_move()
     }
 
     /// A standing agent at its yield spot: its rail on to `goal`, planned from where it stands.
@@ -545,6 +559,8 @@ struct SpotSearch<'w> {
     passing: bool,
     /// The radius of each way's agent, in the order of `ways`.
     way_radii: Vec<f64>,
+    /// The end of each way (its agent's goal), in the order of `ways`: no lane passes it.
+    way_ends: Vec<DVec2>,
     /// A point the spot must be at least this far from (metres): the agent that makes room
     /// for a deadlocked agent boxed in ([`World::boxing_in`]) moves away from it.
     away_from: Option<(DVec2, f64)>,
@@ -565,6 +581,7 @@ impl<'w> SpotSearch<'w> {
             planned_tries: 0,
             passing: false,
             way_radii: Vec::new(),
+            way_ends: Vec::new(),
             away_from: None,
         };
         search.ways = cycle
@@ -574,6 +591,7 @@ impl<'w> SpotSearch<'w> {
                 let other = &world.agents[k];
                 let rail = other.rail()?;
                 search.way_radii.push(other.desc().radius);
+                search.way_ends.push(rail.end());
                 let clearance = search.way_clearance(other);
                 let s0 = other.motion().s;
                 let count = ((rail.length() - s0) / (0.25 * radius)).ceil().max(1.0) as usize;
@@ -624,13 +642,19 @@ impl<'w> SpotSearch<'w> {
     /// Whether every way keeps its clearance from `spot` or, where it comes within it, has a
     /// lane round the spot (see `passing`): each point of the way within the clearance, pushed
     /// straight away from the spot to the clearance, is on the mesh and keeps the way's
-    /// agent's radius from walls, and so does the line between each two in turn.
+    /// agent's radius from walls, and so does the line between each two in turn. The way's end
+    /// keeps the clearance: its agent stops there, and does not pass it (an agent making way at
+    /// a corridor's end stepped onto the goal of the agent it made way for, and the two stepped
+    /// aside for each other by turns).
     fn passable_ways(&self, spot: DVec2) -> bool {
         let mesh = self.world.level().navmesh();
         self.ways
             .iter()
-            .zip(&self.way_radii)
-            .all(|((chords, clearance), &other_radius)| {
+            .zip(self.way_radii.iter().zip(&self.way_ends))
+            .all(|((chords, clearance), (&other_radius, &end))| {
+                if end.distance(spot) < *clearance {
+                    return false;
+                }
                 let mut previous: Option<DVec2> = None;
                 for &(a, b) in chords {
                     for p in [a, closest_on_segment(spot, a, b).0, b] {

@@ -663,11 +663,12 @@ fn decide(
         // the door jammed (jittered doorway-crowd lost 23 of 240 arrivals).
         let collider = &world.agents[collision.collider];
         let coming_at_us = collider.direction().dot(agent.direction()) < 0.0
-            && (collision.head_on || collider.plan.moves() && {
-                let stop = stop_plan(desc, motion.s, motion.speed);
-                let spot = rail.position(stop.s_at(stop.still + stop.transition_time));
-                runs_through(collider, spot, desc.radius + collider.desc().radius)
-            });
+            && (collision.head_on
+                || collider.plan.moves() && {
+                    let stop = stop_plan(desc, motion.s, motion.speed);
+                    let spot = rail.position(stop.s_at(stop.still + stop.transition_time));
+                    runs_through(collider, spot, desc.radius + collider.desc().radius)
+                });
         let waiting_helps = (collider.plan.moves() || collider.wants_to_move()) && !coming_at_us;
         // Circling around agents with nowhere to go: a path around all of them (the search
         // counts against the frame's budget whatever it finds).
