@@ -325,17 +325,7 @@ fn offset_head_on_walkers_in_a_narrow_corridor_bend_instead_of_waiting_for_each_
             "duration": 60.0,
             "agents": [agent(2.0, 28.0, y0, v0), agent(28.0, 2.0, y1, v1)],
         });
-        let scenario = Scenario::from_json(&file.to_string(), &name, None)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut sim = Simulation::new(&scenario).unwrap_or_else(|e| panic!("{name}: {e}"));
-        while !sim.finished() {
-            sim.step();
-        }
-        let m = sim.metrics();
-        assert_eq!(m.reached, 2, "{name}: arrivals ({:?})", m.orders);
-        assert_eq!(m.collisions, 0, "{name}: collisions");
-        assert_eq!(m.off_mesh_frames, 0, "{name}: off-mesh frames");
-        assert_eq!(m.order_flips, 0, "{name}: flips");
+        assert_pair_arrives_cleanly(&file, &name);
     }
 }
 
@@ -364,16 +354,22 @@ fn an_arrived_agent_in_a_corridor_steps_to_the_wall_for_an_agent_going_past_it()
                 agent(1.0, 29.0, json!([0.8, 1.4, 2.6]), 2.6),
             ],
         });
-        let scenario = Scenario::from_json(&file.to_string(), name, None)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut sim = Simulation::new(&scenario).unwrap_or_else(|e| panic!("{name}: {e}"));
-        while !sim.finished() {
-            sim.step();
-        }
-        let m = sim.metrics();
-        assert_eq!(m.reached, 2, "{name}: arrivals ({:?})", m.orders);
-        assert_eq!(m.collisions, 0, "{name}: collisions");
-        assert_eq!(m.off_mesh_frames, 0, "{name}: off-mesh frames");
-        assert_eq!(m.order_flips, 0, "{name}: flips");
+        assert_pair_arrives_cleanly(&file, name);
     }
+}
+
+/// Play the scenario `file` (two agents) and check the bars of issue 4: both arrive, no
+/// collision, nothing off the mesh, no flip.
+fn assert_pair_arrives_cleanly(file: &Value, name: &str) {
+    let scenario = Scenario::from_json(&file.to_string(), name, None)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut sim = Simulation::new(&scenario).unwrap_or_else(|e| panic!("{name}: {e}"));
+    while !sim.finished() {
+        sim.step();
+    }
+    let m = sim.metrics();
+    assert_eq!(m.reached, 2, "{name}: arrivals ({:?})", m.orders);
+    assert_eq!(m.collisions, 0, "{name}: collisions");
+    assert_eq!(m.off_mesh_frames, 0, "{name}: off-mesh frames");
+    assert_eq!(m.order_flips, 0, "{name}: flips");
 }
