@@ -406,6 +406,37 @@ fn a_row_of_standers_is_passed_by_a_detour_around_its_end() {
     assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
 }
 
+/// An agent standing by the wall of a 1.8 m corridor leaves 0.95 m beside it: a 5 cm window for
+/// the centre of a 0.4 m agent that keeps the margins. Neither the chapter's bend nor the grid
+/// detour finds it; the taut way round the stander does, keeping the radii and margins from it
+/// over the whole pass and the radius from the far wall (session 27: the agent stood behind the
+/// stander for good).
+#[test]
+fn a_stander_by_a_corridor_wall_is_passed_on_the_taut_way_round_it() {
+    let mut world = world_on("corridor-1.8m");
+    // 2 m short of it: too close to walk up to it first (see `far_standing_blocker`).
+    let key = waiter(&mut world, v(13.0, 0.9), v(28.0, 0.9));
+    let at = v(15.0, 0.45);
+    stander(&mut world, at);
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Detour, "{order:?}");
+    assert!(rail.start().distance(v(13.0, 0.9)) < 1e-9);
+    assert!(rail.end().distance(v(28.0, 0.9)) < 1e-9);
+    let mesh = world.level().navmesh();
+    assert!(rail.off_mesh(mesh, 0.05).is_none());
+    let clearance = rail.clearance(mesh, 0.01);
+    assert!(clearance.distance >= 0.4 - 1e-3, "{clearance:?}");
+    let keep = 0.4 + 0.4 + 2.0 * world.config().margin;
+    let closest = rail.position(rail.closest_s(at)).distance(at);
+    assert!(
+        closest >= keep && closest < keep + 0.02,
+        "passes {closest} m from the stander"
+    );
+    // The way round is clear: it starts on the next query.
+    assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
+}
+
 /// An agent with nowhere to go just past the detection horizon blocks a start (the start check
 /// sweeps the reversal hold further) but not the plain sweep: the standing agent does not wait
 /// for it to clear, which it never would. It is far enough to walk toward (the start goes;

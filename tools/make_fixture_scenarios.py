@@ -114,6 +114,15 @@ S.append(scenario("head-on-2m", "corridor-2m", 40.0, [
     agent((28, 0.9), (2, 0.9)),
 ]))
 
+# An agent stands by the wall of a 1.8 m corridor, 0.05 m off it, leaving 0.95 m beside it: the
+# agent walking down the middle passes it on the taut way round it (session 27: the chapter's
+# bend sank back toward the stander as it passed, the grid detour's cells missed the 5 cm
+# window, and the walker stood behind it for good).
+S.append(scenario("blocker-1.8m", "corridor-1.8m", 40.0, [
+    agent((2, 0.9), (28, 0.9)),
+    agent((15, 0.45), mode="stationary"),
+]))
+
 # Ten agents each side of a 1.2 m door, all wanting through.
 crowd = []
 ys = [1.5, 3.25, 5.0, 6.75, 8.5]

@@ -205,37 +205,86 @@ pub fn smooth_path(path: &Path) -> Result<Rail, RailError> {
         if i + 1 == wraps.len() || w.radius <= 0.0 {
             continue;
         }
-        let d_out = directions[i];
-        let sweep = cross(d_in, d_out).atan2(d_in.dot(d_out));
-        if sweep.abs() < 1e-9 {
-            continue;
-        }
-        let pieces = (sweep.abs() / MAX_ARC_PIECE).ceil().max(1.0) as usize;
-        let step = sweep / pieces as f64;
-        let start_angle = {
-            let o = touch_in - w.centre;
-            o.y.atan2(o.x)
-        };
-        for k in 0..pieces {
-            let a0 = start_angle + step * k as f64;
-            let a1 = a0 + step;
-            let p0 = if k == 0 {
-                at
-            } else {
-                w.centre + DVec2::from_angle(a0) * w.radius
-            };
-            let p2 = if k + 1 == pieces {
-                w.touch(d_out)
-            } else {
-                w.centre + DVec2::from_angle(a1) * w.radius
-            };
-            let control =
-                w.centre + DVec2::from_angle(0.5 * (a0 + a1)) * (w.radius / (0.5 * step).cos());
-            segments.push(RailSegment::quad(p0, control, p2));
-            at = p2;
-        }
+        at = arc_pieces(&w, at, d_in, directions[i], &mut segments);
     }
     Rail::new(segments)
+}
+
+/// The arc of `w` from `at` (where the path touches it heading `d_in`) to where it leaves
+/// heading `d_out`, as quadratic Béziers of at most [`MAX_ARC_PIECE`] pushed onto `segments`;
+/// returns the arc's end (`at` when the directions agree).
+fn arc_pieces(
+    w: &Wrap,
+    mut at: DVec2,
+    d_in: DVec2,
+    d_out: DVec2,
+    segments: &mut Vec<RailSegment>,
+) -> DVec2 {
+    let sweep = cross(d_in, d_out).atan2(d_in.dot(d_out));
+    if sweep.abs() < 1e-9 {
+        return at;
+    }
+    let pieces = (sweep.abs() / MAX_ARC_PIECE).ceil().max(1.0) as usize;
+    let step = sweep / pieces as f64;
+    let start_angle = {
+        let o = at - w.centre;
+        o.y.atan2(o.x)
+    };
+    for k in 0..pieces {
+        let a0 = start_angle + step * k as f64;
+        let a1 = a0 + step;
+        let p0 = if k == 0 {
+            at
+        } else {
+            w.centre + DVec2::from_angle(a0) * w.radius
+        };
+        let p2 = if k + 1 == pieces {
+            w.touch(d_out)
+        } else {
+            w.centre + DVec2::from_angle(a1) * w.radius
+        };
+        let control =
+            w.centre + DVec2::from_angle(0.5 * (a0 + a1)) * (w.radius / (0.5 * step).cos());
+        segments.push(RailSegment::quad(p0, control, p2));
+        at = p2;
+    }
+    at
+}
+
+/// The taut path of a disc from `from` to `to` that keeps `radius` metres from `centre`,
+/// passing it with the centre on its left (`left`) or right: a tangent line, an arc of
+/// quadratic Béziers (each at most 1.04 % of `radius` outside the circle, never inside), a
+/// tangent line. `None` when an end lies inside the circle, or when the straight line from
+/// `from` to `to` already keeps the distance on that side (the path would not touch the
+/// circle).
+pub(crate) fn around_circle(
+    from: DVec2,
+    centre: DVec2,
+    radius: f64,
+    left: bool,
+    to: DVec2,
+) -> Option<Vec<RailSegment>> {
+    let w = Wrap {
+        centre,
+        radius,
+        side: if left { 1.0 } else { -1.0 },
+    };
+    let d_in = tangent_direction(&Wrap::point(from), &w)?;
+    let d_out = tangent_direction(&w, &Wrap::point(to))?;
+    // The path must turn around the centre its way; the other way it does not wrap the circle.
+    if w.side * cross(d_in, d_out) <= 0.0 {
+        return None;
+    }
+    let mut segments = Vec::with_capacity(5);
+    let touch_in = w.touch(d_in);
+    if from.distance(touch_in) > 1e-9 {
+        segments.push(RailSegment::line(from, touch_in));
+    }
+    let at = arc_pieces(&w, touch_in, d_in, d_out, &mut segments);
+    if at.distance(to) > 1e-9 {
+        segments.push(RailSegment::line(at, to));
+    }
+    Some(segments)
 }
 
 /// Compute the tangent directions between consecutive wraps, dropping corners the taut string no

@@ -11,6 +11,8 @@
 //! dropped when the cells between its neighbours are free) and its corners rounded by quadratic
 //! Béziers (G1), then the rest of the old rail.
 
+mod around;
+
 use std::collections::BinaryHeap;
 
 use glam::DVec2;

@@ -993,6 +993,13 @@ fn decide_standing(
                 if let Some(found) = world.checked_detour(key, candidates, samples) {
                     return found.into_decision(collision);
                 }
+                // The grid's cells are too coarse for a gap that leaves just the room: the
+                // taut way round this one agent.
+                if let Some(found) =
+                    world.detour_around(key, collision.collider, candidates, samples)
+                {
+                    return found.into_decision(collision);
+                }
             }
             // Nothing gets past an agent with nowhere to go, or one stuck in a jam, that it
             // has waited on for the deadlock time: it asks that agent to make way.

@@ -1,0 +1,206 @@
+//! A detour around one agent standing with nowhere to go: the taut path of the agent's disc
+//! around the stander's (tangent line, arc, tangent line), rounded back onto its rail.
+//!
+//! The chapter's bend puts its avoidance point beside the first contact, up to the radii short
+//! of a stander, and its two cubics sink back toward the rail as they pass it; the grid detour
+//! samples free space at half-radius cells. Where the mesh leaves just the room to pass (a
+//! stander by the wall of a 1.8 m corridor leaves a 0.95 m gap, a window of 5 cm for the centre
+//! of a 0.4 m agent) neither finds the way, and the agent stood behind the stander for good.
+//! This path keeps exactly the radii and margins from the stander (1 % more) over the whole
+//! pass, so it threads any gap the sweep itself would let through.
+
+use glam::DVec2;
+
+use super::Detour;
+use crate::detect::SweepSample;
+use crate::geometry::cross;
+use crate::rail::{around_circle, Rail, RailSegment};
+use crate::resolve::order::StartVerdict;
+use crate::resolve::rewrite::stays_on_mesh;
+use crate::resolve::trivial::{start_verdict, Hysteresis};
+use crate::world::{AgentKey, World};
+
+/// The pass keeps this fraction more than the radii and margins from the stander's centre, so
+/// that the sweep, which counts a touch at exactly the radii, finds none: 1 % (9 mm for two
+/// 0.4 m agents with the default margins).
+const SLACK: f64 = 0.01;
+
+/// Where the pass rejoins the rail: this many of the agent's radii past the stander's circle,
+/// tried nearest first (a nearer rejoin turns back harder, a further one may meet a wall).
+const REJOIN_RADII: [f64; 4] = [2.0, 4.0, 8.0, 16.0];
+
+impl World {
+    /// A rail for the standing agent `key` past `stander` (an agent with nowhere to go on its
+    /// rail ahead): away from the stander's side of the rail first, then the other side, each
+    /// with the rejoining points of [`REJOIN_RADII`] in turn. A candidate must keep the radius
+    /// from walls (or the clearance the agent has now, if less) and its start must not be
+    /// blocked by an agent with nowhere to go; it may wait on agents that will move on, as a
+    /// grid detour does. `None` when no candidate passes, or the agent stands within the radii
+    /// of the stander already.
+    pub(in crate::resolve) fn detour_around(
+        &self,
+        key: AgentKey,
+        stander: AgentKey,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<Detour> {
+        let agent = self.agents.get(key)?;
+        let other = self.agents.get(stander)?;
+        let rail = agent.rail()?;
+        let radius = agent.desc().radius;
+        let mesh = self.level().navmesh();
+        let from = agent.position();
+        let s0 = agent.motion().s;
+        let centre = other.position();
+        let keep = (radius + other.desc().radius + 2.0 * self.config().margin) * (1.0 + SLACK);
+        if from.distance(centre) <= keep {
+            return None;
+        }
+        let length = rail.length();
+        let s_stander = rail.closest_s(centre).max(s0);
+        let abreast = rail.sample(s_stander);
+        // Pass with the stander on the left when it stands left of the rail (the path keeps to
+        // the right, away from it), and the other way; then the other side.
+        let stander_left = cross(abreast.tangent, centre - abreast.position) >= 0.0;
+        let clearance = radius.min(mesh.wall_distance(from));
+        let hysteresis = Hysteresis::resume(self.config());
+        for left in [stander_left, !stander_left] {
+            for k in REJOIN_RADII {
+                let s_rejoin = (s_stander + keep + k * radius).min(length);
+                let Some(candidate) = pass(rail, from, centre, keep, left, s_rejoin, radius) else {
+                    continue;
+                };
+                if !stays_on_mesh(mesh, &candidate.rail, candidate.bent_length, clearance) {
+                    continue;
+                }
+                let verdict = start_verdict(
+                    self,
+                    key,
+                    &candidate.rail,
+                    0.0,
+                    hysteresis,
+                    candidates,
+                    samples,
+                );
+                if verdict == StartVerdict::Go {
+                    return Some(Detour {
+                        rail: candidate.rail,
+                        rejoin: candidate.rejoin,
+                    });
+                }
+                if s_rejoin >= length {
+                    break;
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A candidate pass: the new rail and where it rejoins the old one.
+struct Pass {
+    rail: Rail,
+    /// Length of the new part (before the old rail's tail), metres.
+    bent_length: f64,
+    rejoin: DVec2,
+}
+
+/// The rail from `from` around the circle (`centre`, `keep`) on the `left` or right to the
+/// old rail's point at `s_rejoin`, its corner there rounded by a quadratic Bézier from `radius`
+/// before it to the rail's point `radius` further on (G1 where the rail is straight there),
+/// then the rest of the old rail. `None` when the straight way does not touch the circle on
+/// that side, or the rejoining point lies inside it.
+fn pass(
+    rail: &Rail,
+    from: DVec2,
+    centre: DVec2,
+    keep: f64,
+    left: bool,
+    s_rejoin: f64,
+    radius: f64,
+) -> Option<Pass> {
+    let length = rail.length();
+    let rejoin = rail.position(s_rejoin);
+    let mut segments = around_circle(from, centre, keep, left, rejoin)?;
+    let s_after = (s_rejoin + radius).min(length);
+    if s_after > s_rejoin + 1e-6 {
+        // Round the corner at the rejoining point: cut the last line back and turn onto the
+        // rail with a quadratic whose control point is the corner.
+        let last = *segments.last()?;
+        if !matches!(last, RailSegment::Line(_)) {
+            return None;
+        }
+        let (start, corner) = (last.start(), last.end());
+        let cut = radius.min(0.5 * start.distance(corner));
+        let enter = corner - (corner - start).normalize_or_zero() * cut;
+        segments.pop();
+        if start.distance(enter) > 1e-9 {
+            segments.push(RailSegment::line(start, enter));
+        }
+        segments.push(RailSegment::quad(enter, corner, rail.position(s_after)));
+    }
+    let bent = Rail::new(segments.clone()).ok()?;
+    let bent_length = bent.length();
+    let rail = if s_after < length - 1e-6 {
+        let tail = rail.subrail(s_after, length).ok()?;
+        segments.extend_from_slice(tail.segments());
+        Rail::new(segments).ok()?
+    } else {
+        bent
+    };
+    Some(Pass {
+        rail,
+        bent_length,
+        rejoin,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pass_keeps_the_distance_from_the_stander_and_rejoins_the_rail() {
+        let rail = Rail::from_points(&[DVec2::new(0.0, 0.9), DVec2::new(30.0, 0.9)]).unwrap();
+        let centre = DVec2::new(15.0, 0.45);
+        let keep = 0.909;
+        // The stander is right of the rail (which runs toward +x): the pass keeps it on its
+        // right and goes above it.
+        let pass = pass(&rail, DVec2::new(10.0, 0.9), centre, keep, false, 18.0, 0.4).unwrap();
+        // Never closer than the circle (the quadratics bulge outward only), and close to it
+        // abreast of the stander.
+        let samples = 3000;
+        let mut nearest = f64::INFINITY;
+        for k in 0..=samples {
+            let s = pass.bent_length * k as f64 / samples as f64;
+            nearest = nearest.min(pass.rail.position(s).distance(centre));
+        }
+        assert!(nearest >= keep - 1e-4, "{nearest}");
+        assert!(nearest <= keep * 1.011, "{nearest}");
+        // It passes on the stander's upper side, no higher than the arc allows.
+        let top = pass
+            .rail
+            .position(pass.rail.closest_s(DVec2::new(15.0, 2.0)));
+        assert!((top.y - (0.45 + keep)).abs() < 0.011 * keep, "{top}");
+        // G1 everywhere, and the old rail's tail is kept.
+        for pair in pass.rail.segments().windows(2) {
+            let a = pair[0].derivative(1.0).normalize();
+            let b = pair[1].derivative(0.0).normalize();
+            assert!(a.dot(b) > 0.999, "{a} {b}");
+        }
+        assert_eq!(pass.rail.end(), DVec2::new(30.0, 0.9));
+        assert!((pass.rail.position(pass.rail.length() - 5.0).y - 0.9).abs() < 1e-9);
+    }
+
+    #[test]
+    fn no_pass_when_the_straight_way_clears_the_stander_on_that_side() {
+        let rail = Rail::from_points(&[DVec2::new(0.0, 0.9), DVec2::new(30.0, 0.9)]).unwrap();
+        // The stander is below the rail: passing with it on the right is the straight way.
+        let centre = DVec2::new(15.0, -0.5);
+        assert!(pass(&rail, DVec2::new(10.0, 0.9), centre, 0.9, false, 18.0, 0.4).is_none());
+        assert!(pass(&rail, DVec2::new(10.0, 0.9), centre, 0.9, true, 18.0, 0.4).is_some());
+        // A rejoining point inside the circle.
+        let centre = DVec2::new(18.0, 0.9);
+        assert!(pass(&rail, DVec2::new(10.0, 0.9), centre, 0.9, true, 18.0, 0.4).is_none());
+    }
+}
