@@ -11,7 +11,7 @@ mod validate;
 pub use cursor::RailCursor;
 pub use error::RailError;
 pub use segment::RailSegment;
-pub(crate) use smooth::{around_circle, tangent_piece};
+pub(crate) use smooth::{around_circles, tangent_piece, KeepOut};
 pub use smooth::{smooth_path, PlanError};
 pub use validate::{Clearance, OffMesh};
 

@@ -437,6 +437,42 @@ fn a_stander_by_a_corridor_wall_is_passed_on_the_taut_way_round_it() {
     assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
 }
 
+/// Two agents standing staggered across a 3 m corridor, at (12, 1.8) and (14, 1.2): no way
+/// passes both on one side (the walls are too close), only a slalom below the first and above
+/// the second. The taut way round the first is blocked by the second, so it goes round that one
+/// too, on the side of the pass it stands. The walker stands where it stopped after bending
+/// below the first (session 27: it stood there for good; the variant `blockers2b_W3.0` of
+/// `tools/variant_scenarios.py`).
+#[test]
+fn two_standers_staggered_across_a_corridor_are_passed_by_a_slalom_between_them() {
+    let level = Level::from_json(
+        r#"{ "name": "corridor-3m", "boundary": [[0, 0], [30, 0], [30, 3], [0, 3]] }"#,
+        "corridor-3m",
+    )
+    .unwrap();
+    let mut world = World::new(level, AvoidanceConfig::default()).unwrap();
+    let key = waiter(&mut world, v(11.84, 0.46), v(28.0, 1.5));
+    let standers = [v(12.0, 1.8), v(14.0, 1.2)];
+    for &p in &standers {
+        stander(&mut world, p);
+    }
+    let order = world.query(key).unwrap();
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Detour, "{order:?}");
+    let mesh = world.level().navmesh();
+    assert!(rail.off_mesh(mesh, 0.05).is_none());
+    assert!(rail.clearance(mesh, 0.01).distance >= 0.4 - 1e-3);
+    let keep = 0.4 + 0.4 + 2.0 * world.config().margin;
+    for &p in &standers {
+        let closest = rail.position(rail.closest_s(p)).distance(p);
+        assert!(closest >= keep, "passes {closest} m from {p}");
+    }
+    // Above the second stander on the way: the slalom, not a way round both.
+    let abreast = rail.position(rail.closest_s(v(14.0, 3.0)));
+    assert!(abreast.y > 2.0, "{abreast}");
+    assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
+}
+
 /// An agent with nowhere to go just past the detection horizon blocks a start (the start check
 /// sweeps the reversal hold further) but not the plain sweep: the standing agent does not wait
 /// for it to clear, which it never would. It is far enough to walk toward (the start goes;

@@ -251,38 +251,64 @@ fn arc_pieces(
     at
 }
 
-/// The taut path of a disc from `from` to `to` that keeps `radius` metres from `centre`,
-/// passing it with the centre on its left (`left`) or right: a tangent line, an arc of
-/// quadratic Béziers (each at most 1.04 % of `radius` outside the circle, never inside), a
-/// tangent line. `None` when an end lies inside the circle, or when the straight line from
-/// `from` to `to` already keeps the distance on that side (the path would not touch the
-/// circle).
-pub(crate) fn around_circle(
+/// A circle for [`around_circles`] to keep out of: its centre, its radius (metres), and
+/// whether the path passes it with the centre on its left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct KeepOut {
+    pub centre: DVec2,
+    pub radius: f64,
+    pub left: bool,
+}
+
+/// The taut path of a disc from `from` to `to` that keeps out of `circles` (in the order it
+/// passes them), each on its side: tangent lines and arcs of quadratic Béziers (each at most
+/// 1.04 % of the radius outside its circle, never inside). A circle the taut path does not
+/// touch (it would turn the other way round it) is left out. `None` when an end lies inside
+/// a circle, two circles are too close for a tangent between them on their sides, or the
+/// straight line from `from` to `to` touches none of them.
+pub(crate) fn around_circles(
     from: DVec2,
-    centre: DVec2,
-    radius: f64,
-    left: bool,
+    circles: &[KeepOut],
     to: DVec2,
 ) -> Option<Vec<RailSegment>> {
-    let w = Wrap {
-        centre,
-        radius,
-        side: if left { 1.0 } else { -1.0 },
+    let mut wraps: Vec<Wrap> = Vec::with_capacity(circles.len() + 2);
+    wraps.push(Wrap::point(from));
+    wraps.extend(circles.iter().map(|c| Wrap {
+        centre: c.centre,
+        radius: c.radius,
+        side: if c.left { 1.0 } else { -1.0 },
+    }));
+    wraps.push(Wrap::point(to));
+    // Each round leaves out one circle the path turns the wrong way round, or ends.
+    let directions = loop {
+        let directions = wraps
+            .windows(2)
+            .map(|pair| tangent_direction(&pair[0], &pair[1]))
+            .collect::<Option<Vec<DVec2>>>()?;
+        let wrong = (1..wraps.len() - 1)
+            .find(|&i| wraps[i].side * cross(directions[i - 1], directions[i]) <= 0.0);
+        match wrong {
+            Some(i) => {
+                wraps.remove(i);
+            }
+            None => break directions,
+        }
     };
-    let d_in = tangent_direction(&Wrap::point(from), &w)?;
-    let d_out = tangent_direction(&w, &Wrap::point(to))?;
-    // The path must turn around the centre its way; the other way it does not wrap the circle.
-    if w.side * cross(d_in, d_out) <= 0.0 {
+    if wraps.len() < 3 {
         return None;
     }
-    let mut segments = Vec::with_capacity(5);
-    let touch_in = w.touch(d_in);
-    if from.distance(touch_in) > 1e-9 {
-        segments.push(RailSegment::line(from, touch_in));
-    }
-    let at = arc_pieces(&w, touch_in, d_in, d_out, &mut segments);
-    if at.distance(to) > 1e-9 {
-        segments.push(RailSegment::line(at, to));
+    let mut segments = Vec::with_capacity(4 * wraps.len());
+    let mut at = from;
+    for i in 1..wraps.len() {
+        let w = wraps[i];
+        let touch_in = w.touch(directions[i - 1]);
+        if at.distance(touch_in) > 1e-9 {
+            segments.push(RailSegment::line(at, touch_in));
+        }
+        at = touch_in;
+        if i + 1 < wraps.len() {
+            at = arc_pieces(&w, at, directions[i - 1], directions[i], &mut segments);
+        }
     }
     Some(segments)
 }
