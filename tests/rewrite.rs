@@ -5,7 +5,7 @@ mod common;
 
 use sidestep::*;
 
-use common::{stander, v, world_on};
+use common::{level, stander, v, world_on};
 
 /// An agent with the one speed 1.4 m/s (so that no speed change can help) on a straight
 /// rail, reported moving from its start.
@@ -445,12 +445,7 @@ fn a_stander_by_a_corridor_wall_is_passed_on_the_taut_way_round_it() {
 /// `tools/variant_scenarios.py`).
 #[test]
 fn two_standers_staggered_across_a_corridor_are_passed_by_a_slalom_between_them() {
-    let level = Level::from_json(
-        r#"{ "name": "corridor-3m", "boundary": [[0, 0], [30, 0], [30, 3], [0, 3]] }"#,
-        "corridor-3m",
-    )
-    .unwrap();
-    let mut world = World::new(level, AvoidanceConfig::default()).unwrap();
+    let mut world = world_on("corridor-3m");
     let key = waiter(&mut world, v(11.84, 0.46), v(28.0, 1.5));
     let standers = [v(12.0, 1.8), v(14.0, 1.2)];
     for &p in &standers {
@@ -471,6 +466,63 @@ fn two_standers_staggered_across_a_corridor_are_passed_by_a_slalom_between_them(
     let abreast = rail.position(rail.closest_s(v(14.0, 3.0)));
     assert!(abreast.y > 2.0, "{abreast}");
     assert!(matches!(world.query(key).unwrap(), Order::Start { .. }));
+}
+
+/// A walker with speeds 0.8, 1.4 and 2.6 m/s going at 2.6, 3 m behind one walking its only
+/// speed (0.8 m/s, `slow_preferred`) or slowed to 0.8 from a preferred 1.4, both on the middle
+/// line of `level` from x = 2: the follower's order.
+fn behind_a_slow_walker(level: &str, slow_preferred: bool) -> Order {
+    let mut world = world_on(level);
+    let y = if level == "corridor-3m" { 1.5 } else { 1.2 };
+    let speeds: &[f64] = if slow_preferred { &[0.8] } else { &[0.8, 1.4] };
+    let preferred = if slow_preferred { 0.8 } else { 1.4 };
+    let slow = world
+        .add_agent(AgentDesc {
+            position: v(5.0, y),
+            ..AgentDesc::with_speeds(0.4, speeds, preferred)
+        })
+        .unwrap();
+    world
+        .set_rail(slow, Rail::from_points(&[v(5.0, y), v(28.0, y)]).unwrap())
+        .unwrap();
+    world.set_motion(slow, Motion::moving(0.0, 0.8)).unwrap();
+    let fast = world
+        .add_agent(AgentDesc {
+            position: v(2.0, y),
+            ..AgentDesc::with_speeds(0.4, &[0.8, 1.4, 2.6], 2.6)
+        })
+        .unwrap();
+    world
+        .set_rail(fast, Rail::from_points(&[v(2.0, y), v(29.0, y)]).unwrap())
+        .unwrap();
+    world.set_motion(fast, Motion::moving(0.0, 2.6)).unwrap();
+    world.query(fast).unwrap()
+}
+
+/// A walker that walks its own preferred speed, slower than ours, will not speed up: with room
+/// beside it (a 3 m corridor), the faster one bends to pass it instead of following it at its
+/// pace. Without room to get past it within the pass (a 2.4 m corridor, the slow one on the
+/// middle line), or behind one only slowed (by traffic: it speeds up when the way clears), it
+/// follows, as the chapter does (session 27: fixture `overtake-3m`, ratio 1.97 → 1.21).
+#[test]
+fn a_faster_walker_overtakes_one_slow_by_nature_where_there_is_room() {
+    let order = behind_a_slow_walker("corridor-3m", true);
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Avoid);
+    // It goes at least the radii and margins off the slow walker's line, on the mesh.
+    let widest = (0..=200)
+        .map(|k| (rail.position(rail.length() * k as f64 / 200.0).y - 1.5).abs())
+        .fold(0.0, f64::max);
+    assert!(widest >= 0.9, "{widest}");
+    let level = level("corridor-3m");
+    assert!(rail.clearance(level.navmesh(), 0.05).distance >= 0.4 - 1e-3);
+    for (level, slow_preferred) in [("corridor", true), ("corridor-3m", false)] {
+        let order = behind_a_slow_walker(level, slow_preferred);
+        assert!(
+            matches!(order, Order::ChangeSpeed { speed } if speed < 2.6),
+            "{level}, slow by nature {slow_preferred}: {order:?}"
+        );
+    }
 }
 
 /// An agent with nowhere to go just past the detection horizon blocks a start (the start check

@@ -40,6 +40,9 @@ write({"name": "corridor-2m", "boundary": rect(0, 0, 30, 2)})
 # A stander by one wall leaves 0.95 m beside it: a 5 cm window for the centre of a 0.4 m agent
 # keeping the margins.
 write({"name": "corridor-1.8m", "boundary": rect(0, 0, 30, 1.8)})
+# Room for a 0.4 m agent to pass another walking its middle line (0.9 m apart, 0.4 m from the
+# wall).
+write({"name": "corridor-3m", "boundary": rect(0, 0, 30, 3)})
 write({"name": "doorway", "boundary": rect(0, 0, 20, 10),
        "holes": [rect(9.5, 0, 10.5, 4.4), rect(9.5, 5.6, 10.5, 10)]})
 write({"name": "crossroads", "boundary": [

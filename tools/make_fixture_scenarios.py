@@ -123,6 +123,14 @@ S.append(scenario("blocker-1.8m", "corridor-1.8m", 40.0, [
     agent((15, 0.45), mode="stationary"),
 ]))
 
+# A slow walker (its one gait 0.8 m/s) on the middle line of a 3 m corridor, a fast one
+# (2.6 m/s) behind it: the fast one passes it on a bend instead of following it at its pace for
+# the rest of the corridor (session 27: travel time ratio 1.97 before).
+S.append(scenario("overtake-3m", "corridor-3m", 40.0, [
+    agent((5, 1.5), (28, 1.5), speed=0.8, speeds=[0.8]),
+    agent((1, 1.5), (29, 1.5), speed=2.6),
+]))
+
 # Ten agents each side of a 1.2 m door, all wanting through.
 crowd = []
 ys = [1.5, 3.25, 5.0, 6.75, 8.5]

@@ -65,6 +65,11 @@ const YIELD_RETRY: f64 = 1.0;
 /// plans a detour around all of them instead.
 const CIRCLING_BENDS: u32 = 4;
 
+/// Longest time past the horizon an overtaking bend's sweep reaches, seconds (see `decide`,
+/// step 4): a collider much slower than the agent but only a little slower than it would take
+/// longer to pass; past this the agent follows it as the chapter does.
+const OVERTAKE_TIME: f64 = 8.0;
+
 /// Progress a bend must make towards the rail's end to count, metres.
 const BEND_PROGRESS: f64 = 1.0;
 
@@ -621,6 +626,43 @@ fn decide(
                     return Decision::with_collision(bend.into_order(), collision);
                 }
                 other => searched_bend = Some(other),
+            }
+        }
+        // Overtaking: a collider walking our way at its own preferred speed, slower than
+        // ours, will not speed up; a bend clear at our speed passes it rather than follow it
+        // at its pace for the rest of the way (a slow walker ahead in a 3 m corridor kept a
+        // fast one behind it: travel time ratio 1.97). Colliders slowed by others (a queue, a
+        // crowd) are followed as the chapter does: they speed up again when the way clears.
+        let collider = &world.agents[collision.collider];
+        let overtakes = !starting
+            && !holds
+            && searched_bend.is_none()
+            && collider.motion.phase == Phase::Moving
+            && (collider.motion.speed - collider.desc().preferred_speed).abs() <= SPEED_TOLERANCE
+            && collider.motion.speed < motion.speed - SPEED_TOLERANCE
+            && collider.direction().dot(agent.direction())
+                >= config.follow_degrees.to_radians().cos();
+        if overtakes {
+            // The bend's sweep reaches past the horizon until the agent is clear ahead of the
+            // collider (the distance between them and the radii closed at the difference of
+            // speeds, at most `OVERTAKE_TIME`): a bend clear only over the horizon rejoined
+            // the rail behind the collider where the way has no room to pass (a 2.4 m
+            // corridor, the collider on its middle line), and the agent slowed behind it after
+            // all, a bend for nothing.
+            let radii = desc.radius + collider.desc().radius + 2.0 * config.margin;
+            let apart = collider.position().distance(agent.position());
+            let pass_time = (apart + radii) / (motion.speed - collider.motion.speed);
+            let overtake = BendRequest {
+                hysteresis: Hysteresis {
+                    inflation: 0.0,
+                    extra_time: pass_time.min(OVERTAKE_TIME),
+                },
+                ..request
+            };
+            if let Some(bend) = world.bend_around(&overtake, only, candidates, samples, None) {
+                if bend.accepted && bend.collision_time.is_infinite() {
+                    return Decision::with_collision(bend.into_order(), collision);
+                }
             }
         }
         // Nor does a fresh slow-down turn into a faster speed out of the next collision: it
