@@ -123,6 +123,15 @@ S.append(scenario("blocker-1.8m", "corridor-1.8m", 40.0, [
     agent((15, 0.45), mode="stationary"),
 ]))
 
+# Two agents meet head-on in a 1.8 m corridor on lines 0.35 m apart: no spot keeps the resume
+# check's room from the other's way, nor leaves a lane that wide; the one that yields steps to a
+# tight spot by a wall (the radii and margins off the other's lane) and the other passes it on
+# the taut way round (session 27: both stood for good).
+S.append(scenario("head-on-1.8m", "corridor-1.8m", 60.0, [
+    agent((2, 0.9), (28, 0.9)),
+    agent((28, 1.25), (2, 1.25)),
+]))
+
 # A slow walker (its one gait 0.8 m/s) on the middle line of a 3 m corridor, a fast one
 # (2.6 m/s) behind it: the fast one passes it on a bend instead of following it at its pace for
 # the rest of the corridor (session 27: travel time ratio 1.97 before).

@@ -37,6 +37,10 @@ pub(super) enum DeadlockOutcome {
 }
 
 /// Longest waiting cycle looked for (agents).
+/// A tight yield spot keeps the radii and margins grown by this factor from the others' ways
+/// (1 %, so that their sweeps, which count a touch at exactly the radii, find none).
+const TIGHT_GROWTH: f64 = 1.01;
+
 const MAX_CYCLE: usize = 16;
 
 /// Rings tried around the yielding agent for a yield spot (out to 24 × 0.5 = 12 radii).
@@ -328,6 +332,19 @@ impl World {
         let mut search = SpotSearch::new(self, key, cycle, outer_ring);
         search.passing = true;
         search.away_from = away_from;
+        if let Some(found) = ring_points(from, step, YIELD_RINGS)
+            .find_map(|spot| search.try_spot(spot, candidates, samples))
+        {
+            return Some(found);
+        }
+        // Last of all, a tight spot: off the others' ways by the radii and margins only, not
+        // the resume inflation. Two 0.4 m agents face to face in a 1.8 m corridor, or in a
+        // 0.9 m one with a 1 m alcove, found no spot 1.08 m off the other's way (the corridor
+        // has 1.0 m, the alcove 0.95 m) and stood for good (session 27; tried first, tight
+        // spots closed a door's mouths: doorway-crowd 20 -> 13 of 20).
+        let mut search = SpotSearch::with_growth(self, key, cycle, outer_ring, TIGHT_GROWTH);
+        search.passing = true;
+        search.away_from = away_from;
         ring_points(from, step, YIELD_RINGS)
             .find_map(|spot| search.try_spot(spot, candidates, samples))
     }
@@ -564,10 +581,27 @@ struct SpotSearch<'w> {
     /// A point the spot must be at least this far from (metres): the agent that makes room
     /// for a deadlocked agent boxed in ([`World::boxing_in`]) moves away from it.
     away_from: Option<(DVec2, f64)>,
+    /// The ways' clearance grows the radii and margins by this factor: the resume inflation
+    /// (the room the other agent's start check keeps from an agent that may move), or, for a
+    /// tight spot, [`TIGHT_GROWTH`] only (see [`SpotSearch::way_clearance`]).
+    way_growth: f64,
 }
 
 impl<'w> SpotSearch<'w> {
     fn new(world: &'w World, key: AgentKey, cycle: &'w [AgentKey], reach: f64) -> SpotSearch<'w> {
+        let growth = 1.0 + Hysteresis::resume(world.config()).inflation;
+        SpotSearch::with_growth(world, key, cycle, reach, growth)
+    }
+
+    /// [`SpotSearch::new`] with the ways' clearance grown by `way_growth` instead of the
+    /// resume inflation.
+    fn with_growth(
+        world: &'w World,
+        key: AgentKey,
+        cycle: &'w [AgentKey],
+        reach: f64,
+        way_growth: f64,
+    ) -> SpotSearch<'w> {
         let agent = &world.agents[key];
         let radius = agent.desc().radius;
         let from = agent.position();
@@ -583,6 +617,7 @@ impl<'w> SpotSearch<'w> {
             way_radii: Vec::new(),
             way_ends: Vec::new(),
             away_from: None,
+            way_growth,
         };
         search.ways = cycle
             .iter()
@@ -631,12 +666,13 @@ impl<'w> SpotSearch<'w> {
 
     /// How far a spot must be from `other`'s way: as far as the start check of the other
     /// agent looks (both radii and margins, grown by the resume inflation), or it would not
-    /// start past the spot.
+    /// start past the spot. A tight spot keeps the radii and margins only (and
+    /// [`TIGHT_GROWTH`]): the start check grows them only against agents that may move, and
+    /// the yielding agent, standing at the end of its rail to the spot, does not.
     fn way_clearance(&self, other: &Agent) -> f64 {
         let radius = self.world.agents[self.key].desc().radius;
         let margin = self.world.config().margin;
-        let grow = 1.0 + Hysteresis::resume(self.world.config()).inflation;
-        (radius + other.desc().radius + 2.0 * margin) * grow
+        (radius + other.desc().radius + 2.0 * margin) * self.way_growth
     }
 
     /// Whether every way keeps its clearance from `spot` or, where it comes within it, has a
@@ -945,6 +981,48 @@ mod tests {
         let step = RING_STEP_RADII * 0.4;
         let mut search = SpotSearch::new(&world, second, &cycle, YIELD_RINGS as f64 * step);
         let found = ring_points(DVec2::new(15.2, 0.9), step, YIELD_RINGS)
+            .find_map(|p| search.try_spot(p, &mut candidates, &mut samples));
+        assert!(found.is_none(), "{found:?}");
+    }
+
+    /// Two 0.4 m agents face to face in a 1.8 m corridor, on lines 0.35 m apart: no spot keeps
+    /// the resume check's 1.08 m from the other's way (the corridor's free band is 1.0 m), nor
+    /// has a lane that wide beside it; a tight spot (the radii and margins, 1 % more) by a
+    /// wall does, with a lane past it for the other.
+    #[test]
+    fn a_tight_spot_by_the_wall_is_found_where_no_other_is() {
+        let mut world = world_on("corridor-1.8m");
+        let first = stander(&mut world, DVec2::new(13.0, 1.25), DVec2::new(28.0, 1.25));
+        let second = stander(&mut world, DVec2::new(15.3, 0.9), DVec2::new(2.0, 0.9));
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let cycle = [first, second];
+        world.agents[first].waiting_on = Some((second, -10.0));
+        world.agents[second].waiting_on = Some((first, -10.0));
+        let (rail, spot) = world
+            .yield_spot(second, &cycle, &mut candidates, &mut samples)
+            .expect("a tight spot");
+        assert_eq!(rail.end(), spot);
+        let keep = 0.4 + 0.4 + 2.0 * world.config().margin;
+        // By a wall, with a lane for the first the radii and margins (1 % more) off it on its
+        // other side, keeping the first's radius from the other wall (the free band of
+        // centres is y in [0.4, 1.4]).
+        let lane = keep * TIGHT_GROWTH;
+        assert!((0.4 - 1e-9..=1.4 + 1e-9).contains(&spot.y), "{spot}");
+        let lane_y = if spot.y > 0.9 {
+            spot.y - lane
+        } else {
+            spot.y + lane
+        };
+        assert!((0.4 - 1e-9..=1.4 + 1e-9).contains(&lane_y), "{spot}");
+        // The resume check's room (20 % more) has no lane.
+        assert!(!(0.4..=1.4).contains(&(spot.y - keep * 1.2)), "{spot}");
+        // Without the tight stage there is none: the passing stage alone finds nothing.
+        let step = RING_STEP_RADII * 0.4;
+        let mut search = SpotSearch::new(&world, second, &cycle, YIELD_RINGS as f64 * step);
+        search.passing = true;
+        let found = ring_points(DVec2::new(15.3, 0.9), step, YIELD_RINGS)
             .find_map(|p| search.try_spot(p, &mut candidates, &mut samples));
         assert!(found.is_none(), "{found:?}");
     }
