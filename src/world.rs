@@ -81,6 +81,9 @@ pub struct Agent {
     /// It stepped aside for this agent, at this time (world clock, seconds): it goes back once
     /// that agent's way no longer passes its spot.
     pub(crate) made_way_for: Option<(AgentKey, f64)>,
+    /// It yielded to a spot beside this agent's way, at this time (world clock, seconds): it
+    /// goes on from the spot once that agent has passed it.
+    pub(crate) letting_pass: Option<(AgentKey, f64)>,
     /// The bends it tried standing where it stands, on this rail, blocked at the same point
     /// (`BendMemo`): dropped with the rail and when it starts.
     pub(crate) bend_memo: Option<Box<crate::resolve::BendMemo>>,
@@ -158,6 +161,7 @@ impl Agent {
         self.resume_goal = None;
         self.make_way_for = None;
         self.made_way_for = None;
+        self.letting_pass = None;
         self.bend_memo = None;
         self.destination_checked = true;
     }
@@ -382,6 +386,7 @@ impl World {
             resume_goal: None,
             make_way_for: None,
             made_way_for: None,
+            letting_pass: None,
             bend_memo: None,
             rail_serial: 0,
             destination_checked: true,

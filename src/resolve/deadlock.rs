@@ -198,6 +198,7 @@ impl World {
                 },
             });
             decision.resume_goal = Some(goal);
+            decision.letting_pass = self.beside_the_way(key, &cycle, via);
             return DeadlockOutcome::Yield(Box::new(decision));
         }
         DeadlockOutcome::Searched { ask: None }
@@ -522,6 +523,52 @@ impl World {
         true
     }
 
+    /// The other member of a two-agent `cycle` whose remaining way passes `spot` nearer than
+    /// the resume check's clearance (a passing or tight spot, which it passes on a lane
+    /// beside): the yielding agent waits at such a spot until it has gone by. Going on from it
+    /// at once (the way there clear), the yielding agent turned back into the lane the other
+    /// was about to take, and both stood again for good (two agents face to face in a 1.8 m
+    /// corridor, session 27).
+    fn beside_the_way(&self, key: AgentKey, cycle: &[AgentKey], spot: DVec2) -> Option<AgentKey> {
+        let [a, b] = cycle else {
+            return None;
+        };
+        let other = if *a == key { *b } else { *a };
+        let grow = 1.0 + Hysteresis::resume(self.config()).inflation;
+        self.way_passes(key, other, spot, grow).then_some(other)
+    }
+
+    /// Whether `other`'s remaining way passes within `key`'s and its radii and margins, grown
+    /// by `grow`, of `point` (sampled a quarter of that apart along the way).
+    fn way_passes(&self, key: AgentKey, other: AgentKey, point: DVec2, grow: f64) -> bool {
+        let (Some(agent), Some(other)) = (self.agents.get(key), self.agents.get(other)) else {
+            return false;
+        };
+        let Some(rail) = other.rail() else {
+            return false;
+        };
+        let clear = (agent.desc().radius + other.desc().radius + 2.0 * self.config().margin) * grow;
+        let s0 = other.motion().s;
+        let count = ((rail.length() - s0) / (0.25 * clear)).ceil().max(1.0) as usize;
+        (0..=count).any(|i| {
+            let s = s0 + (rail.length() - s0) * i as f64 / count as f64;
+            rail.position(s).distance(point) < clear
+        })
+    }
+
+    /// Whether `key`, standing at a spot it yielded to beside another agent's way
+    /// ([`World::beside_the_way`]), still waits there: that agent's remaining way passes the
+    /// spot within the resume check's clearance, and it has not been [`MAKE_WAY_PATIENCE`]
+    /// seconds.
+    pub(super) fn still_letting_pass(&self, key: AgentKey) -> bool {
+        let agent = &self.agents[key];
+        let Some((other, since)) = agent.letting_pass else {
+            return false;
+        };
+        let grow = 1.0 + Hysteresis::resume(self.config()).inflation;
+        self.time - since < MAKE_WAY_PATIENCE && self.way_passes(key, other, agent.position(), grow)
+    }
+
     /// Whether `key`, which stepped aside from `home` for another agent, still keeps out of
     /// its way: that agent is there, its remaining rail passes `home` within both radii and
     /// the margins, and it has not been [`MAKE_WAY_PATIENCE`] seconds.
@@ -530,22 +577,7 @@ impl World {
         let Some((head, since)) = agent.made_way_for else {
             return false;
         };
-        if self.time - since >= MAKE_WAY_PATIENCE {
-            return false;
-        }
-        let Some(other) = self.agents.get(head) else {
-            return false;
-        };
-        let Some(rail) = other.rail() else {
-            return false;
-        };
-        let clear = agent.desc().radius + other.desc().radius + 2.0 * self.config().margin;
-        let s0 = other.motion().s;
-        let count = ((rail.length() - s0) / (0.25 * clear)).ceil().max(1.0) as usize;
-        (0..=count).any(|i| {
-            let s = s0 + (rail.length() - s0) * i as f64 / count as f64;
-            rail.position(s).distance(home) < clear
-        })
+        self.time - since < MAKE_WAY_PATIENCE && self.way_passes(key, head, home, 1.0)
     }
 }
 
@@ -1025,6 +1057,16 @@ mod tests {
         let found = ring_points(DVec2::new(15.3, 0.9), step, YIELD_RINGS)
             .find_map(|p| search.try_spot(p, &mut candidates, &mut samples));
         assert!(found.is_none(), "{found:?}");
+        // The first passes beside the spot: the second waits there until it has gone by.
+        assert_eq!(world.beside_the_way(second, &cycle, spot), Some(first));
+        let length = rail.length();
+        world.set_rail(second, rail).unwrap();
+        world.set_motion(second, Motion::standing(length)).unwrap();
+        world.agents[second].letting_pass = Some((first, world.time));
+        assert!(world.still_letting_pass(second));
+        // Once the first is past the spot, it goes on.
+        world.set_motion(first, Motion::standing(4.0)).unwrap();
+        assert!(!world.still_letting_pass(second));
     }
 
     /// [`face_to_face`] with a third agent standing behind the first, on the second's way:

@@ -386,10 +386,12 @@ impl World {
                 match reroute.reason {
                     RerouteReason::Yield => {
                         agent.resume_goal = decision.resume_goal;
+                        agent.letting_pass = decision.letting_pass.map(|other| (other, now));
                     }
                     RerouteReason::Resume => {
                         agent.resume_goal = None;
                         agent.made_way_for = None;
+                        agent.letting_pass = None;
                     }
                     // A detour is taken standing, and its start may wait on agents that move
                     // on: no new bend or detour until the retry time (a detour found again
@@ -451,6 +453,8 @@ pub(super) struct Decision {
     pub answered_way: bool,
     /// The deciding agent steps aside for this agent.
     pub making_way_for: Option<AgentKey>,
+    /// The deciding agent yields to a spot beside this agent's way, for it to pass.
+    pub letting_pass: Option<AgentKey>,
     /// For a yield: the goal to go on to afterwards.
     pub resume_goal: Option<DVec2>,
     /// It looked for a yield spot out of a deadlock and found none.
@@ -478,6 +482,7 @@ impl Decision {
             ask_way_of: None,
             answered_way: false,
             making_way_for: None,
+            letting_pass: None,
             resume_goal: None,
             yield_failed: false,
             bend_memo: None,
@@ -849,7 +854,7 @@ fn decide_standing(
     let motion = agent.motion();
     if !agent.wants_to_move() {
         if let Some(goal) = agent.resume_goal {
-            if world.still_making_way(key, goal) {
+            if world.still_making_way(key, goal) || world.still_letting_pass(key) {
                 return Decision::new(Order::Wait { clear_in: None });
             }
             return world.resume_from_yield(key, goal);
