@@ -68,8 +68,13 @@ const SLOW: [&str; 8] = [
 /// but the streams take turns, so the mean travel time ratio is above the 1.5 of the other
 /// fixtures (3.3 in doorway-two-way; see its snapshot). In `long-corridor-head-on` (session
 /// 17) the agent that yields backs out of a 20 m one-lane corridor and comes back through it:
-/// 1.64.
-const TAKING_TURNS: [&str; 2] = ["doorway-two-way", "long-corridor-head-on"];
+/// 1.64. In `narrow-alcove-1m-head-on` (session 27) the one that yields walks 2.5 m back into
+/// a 1 m alcove and waits there for the other to pass: 1.75.
+const TAKING_TURNS: [&str; 3] = [
+    "doorway-two-way",
+    "long-corridor-head-on",
+    "narrow-alcove-1m-head-on",
+];
 
 /// Fixture scenarios too large to play in the test suite (minutes on a slow machine); their
 /// figures are in docs/PERFORMANCE.md, "Real levels".

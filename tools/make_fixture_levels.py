@@ -51,6 +51,9 @@ write({"name": "crossroads", "boundary": [
 write({"name": "pillar-hall", "boundary": rect(0, 0, 20, 20),
        "holes": [rect(c - 0.5, d - 0.5, c + 0.5, d + 0.5) for d in (5, 10, 15) for c in (5, 10, 15)]})
 write({"name": "l-corner", "boundary": [[0, 0], [20, 0], [20, 20], [17.5, 20], [17.5, 2.5], [0, 2.5]]})
+# A 0.9 m corridor with a 1 m square alcove: the alcove holds a 0.4 m agent 0.9 m (the radii and
+# margins) off the corridor's middle only in a 0.2 by 0.09 m patch at its back.
+write({"name": "narrow-alcove-1m", "boundary": [[0, 0], [20, 0], [20, 0.9], [5.5, 0.9], [5.5, 1.9], [4.5, 1.9], [4.5, 0.9], [0, 0.9]]})
 write({"name": "narrow-alcove", "boundary": [[0, 0], [20, 0], [20, 1], [11, 1], [11, 3], [9, 3], [9, 1], [0, 1]]})
 # Two 6 x 6 m rooms joined by a corridor 20 m long and 1 m wide (one lane for 0.4 m agents).
 write({"name": "long-corridor", "boundary": [

@@ -132,6 +132,15 @@ S.append(scenario("head-on-1.8m", "corridor-1.8m", 60.0, [
     agent((28, 1.25), (2, 1.25)),
 ]))
 
+# Two agents meet head-on in a 0.9 m corridor, 2.5 m past a 1 m square alcove: the one that
+# yields backs into the alcove's back, a patch smaller than the yield rings' spacing (found as
+# the deepest spot straight off the other's way), and waits there until the other has passed
+# (session 27: both stood for good).
+S.append(scenario("narrow-alcove-1m-head-on", "narrow-alcove-1m", 60.0, [
+    agent((1, 0.45), (19, 0.45)),
+    agent((19, 0.45), (1, 0.45)),
+]))
+
 # A slow walker (its one gait 0.8 m/s) on the middle line of a 3 m corridor, a fast one
 # (2.6 m/s) behind it: the fast one passes it on a bend instead of following it at its pace for
 # the rest of the corridor (session 27: travel time ratio 1.97 before).

@@ -346,8 +346,47 @@ impl World {
         let mut search = SpotSearch::with_growth(self, key, cycle, outer_ring, TIGHT_GROWTH);
         search.passing = true;
         search.away_from = away_from;
-        ring_points(from, step, YIELD_RINGS)
+        if let Some(found) = ring_points(from, step, YIELD_RINGS)
             .find_map(|spot| search.try_spot(spot, candidates, samples))
+        {
+            return Some(found);
+        }
+        // The ring points are half a radius apart, and a tight spot can be smaller than that
+        // (a 1 m alcove off a 0.9 m corridor leaves 0.2 by 0.09 m for a 0.4 m agent's centre):
+        // beside each point of the others' ways within the rings' reach, a quarter radius
+        // apart, the deepest spot straight off the way on either side, the radius (and 1 mm)
+        // short of the wall there; with planned tries of their own (the rings used them up on
+        // the spots round the alcove's mouth).
+        search.planned_tries = 0;
+        for &member in cycle.iter().filter(|&&k| k != key) {
+            let Some(rail) = self.agents[member].rail() else {
+                continue;
+            };
+            let s0 = self.agents[member].motion().s;
+            let station_step = 0.25 * radius;
+            let stations = ((rail.length() - s0) / station_step).floor() as usize;
+            for i in 0..=stations {
+                let at = rail.sample(s0 + i as f64 * station_step);
+                if at.position.distance(from) > outer_ring {
+                    continue;
+                }
+                for side in [1.0, -1.0] {
+                    let normal = at.tangent.perp() * side;
+                    let deepest =
+                        self.level()
+                            .navmesh()
+                            .furthest_along(at.position, normal, outer_ring);
+                    if !deepest.blocked {
+                        continue;
+                    }
+                    let spot = deepest.point - normal * (radius + 1e-3);
+                    if let Some(found) = search.try_spot(spot, candidates, samples) {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Whether `cycle` is `key` and one other agent, each going at the other (directions
