@@ -79,6 +79,10 @@ const YIELD_WAY_OFFSETS: usize = 3;
 /// orders flipped; with the second, it plays as before (docs/ROBUSTNESS.md, session 21).
 const PASSING_PATIENCE: f64 = 1.5;
 
+/// How far along its rail an agent's heading looks for [`World::face_to_face`], in its radii:
+/// past a bend's first turn toward the wall, to where the bend runs along the way.
+const HEADING_RADII: f64 = 4.0;
+
 /// How near a deadlocked agent with no yield spot an agent waiting on it must stand to be
 /// asked to make way, in sums of the radii.
 const BOXING_RADII: f64 = 2.0;
@@ -397,7 +401,7 @@ impl World {
             return false;
         };
         let other = if *a == key { *b } else { *a };
-        let (mine, theirs) = (self.agents[key].direction(), self.agents[other].direction());
+        let (mine, theirs) = (self.heading(key), self.heading(other));
         let patience = PASSING_PATIENCE * self.config().deadlock_time;
         let long = |k: AgentKey, on: AgentKey| {
             self.agents[k]
@@ -405,6 +409,22 @@ impl World {
                 .is_some_and(|(w, since)| w == on && self.time - since >= patience)
         };
         mine.dot(theirs) < -std::f64::consts::FRAC_1_SQRT_2 && long(key, other) && long(other, key)
+    }
+
+    /// Where `key` is heading: toward its rail's point [`HEADING_RADII`] of its radii further
+    /// on (its direction where that is degenerate). An agent that stopped on a bend stands
+    /// turned across the corridor (two agents face to face in a 1.8 m corridor, one turned 50°
+    /// toward the wall, were not seen as face to face and stood for good).
+    fn heading(&self, key: AgentKey) -> DVec2 {
+        let agent = &self.agents[key];
+        let direction = agent.direction();
+        let Some(rail) = agent.rail() else {
+            return direction;
+        };
+        let ahead = rail.position(agent.motion().s + HEADING_RADII * agent.desc().radius);
+        (ahead - agent.position())
+            .try_normalize()
+            .unwrap_or(direction)
     }
 
     /// Whether `key` has nowhere to go and is asked to make way for the other agent of `cycle`
@@ -1106,6 +1126,37 @@ mod tests {
         // Once the first is past the spot, it goes on.
         world.set_motion(first, Motion::standing(4.0)).unwrap();
         assert!(!world.still_letting_pass(second));
+    }
+
+    /// An agent that stopped on a bend stands turned toward the wall (here 51° off the
+    /// corridor): the pair is still face to face, by where each rail goes over the next
+    /// [`HEADING_RADII`] radii.
+    #[test]
+    fn a_pair_is_face_to_face_by_where_their_rails_go_not_how_they_stand() {
+        let mut world = world_on("corridor-1.8m");
+        let first = stander(&mut world, DVec2::new(18.2, 1.1), DVec2::new(28.0, 1.1));
+        let second = world
+            .add_agent(AgentDesc {
+                position: DVec2::new(19.7, 0.9),
+                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+            })
+            .unwrap();
+        let bent = [
+            DVec2::new(19.7, 0.9),
+            DVec2::new(19.3, 0.4),
+            DVec2::new(2.0, 0.4),
+        ];
+        world
+            .set_rail(second, Rail::from_points(&bent).unwrap())
+            .unwrap();
+        world.set_motion(second, Motion::standing(0.0)).unwrap();
+        world.begin_frame(1.0 / 30.0);
+        world.agents[first].waiting_on = Some((second, -10.0));
+        world.agents[second].waiting_on = Some((first, -10.0));
+        let turned = world.agents[second].direction().dot(DVec2::X);
+        assert!(turned > -std::f64::consts::FRAC_1_SQRT_2, "{turned}");
+        assert!(world.face_to_face(first, &[first, second]));
+        assert!(world.face_to_face(second, &[first, second]));
     }
 
     /// [`face_to_face`] with a third agent standing behind the first, on the second's way:
