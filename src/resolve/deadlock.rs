@@ -1037,22 +1037,32 @@ mod tests {
         assert_eq!(rail.end(), alone);
     }
 
+    /// Two agents standing on the fixture level `name` on straight rails (`ends`: the first's
+    /// start and goal, then the second's), each waiting on the other since `since` (world
+    /// clock, seconds), in a frame begun with the broad phase built.
+    fn waiting_pair(name: &str, ends: [(f64, f64); 4], since: f64) -> (World, AgentKey, AgentKey) {
+        let mut world = world_on(name);
+        let at = |k: usize| DVec2::new(ends[k].0, ends[k].1);
+        let first = stander(&mut world, at(0), at(1));
+        let second = stander(&mut world, at(2), at(3));
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        world.agents[first].waiting_on = Some((second, since));
+        world.agents[second].waiting_on = Some((first, since));
+        (world, first, second)
+    }
+
     #[test]
     fn in_a_corridor_too_narrow_to_keep_off_a_way_the_yielding_agent_leaves_a_lane() {
         // Two 0.4 m agents face to face in a 2 m corridor, on lines 0.2 m apart: each blocks
         // the other's bend, and no spot keeps the first's way clear by the start check's
         // clearance (1.08 m), so the rings and the ways find none. The second steps to the
         // wall beside where it stands, leaving the first a lane on its far side.
-        let mut world = world_on("corridor-2m");
-        let first = stander(&mut world, DVec2::new(12.8, 1.1), DVec2::new(28.0, 1.1));
-        let second = stander(&mut world, DVec2::new(15.2, 0.9), DVec2::new(2.0, 0.9));
-        world.begin_frame(1.0 / 30.0);
-        world.ensure_grid();
+        let ends = [(12.8, 1.1), (28.0, 1.1), (15.2, 0.9), (2.0, 0.9)];
+        let (mut world, first, second) = waiting_pair("corridor-2m", ends, -2.0);
         let (mut candidates, mut samples) = (Vec::new(), Vec::new());
         let cycle = [first, second];
         // Not before each has waited on the other for the passing patience.
-        world.agents[first].waiting_on = Some((second, -2.0));
-        world.agents[second].waiting_on = Some((first, -2.0));
         assert!(world
             .yield_spot(second, &cycle, &mut candidates, &mut samples)
             .is_none());
@@ -1082,15 +1092,10 @@ mod tests {
     /// wall does, with a lane past it for the other.
     #[test]
     fn a_tight_spot_by_the_wall_is_found_where_no_other_is() {
-        let mut world = world_on("corridor-1.8m");
-        let first = stander(&mut world, DVec2::new(13.0, 1.25), DVec2::new(28.0, 1.25));
-        let second = stander(&mut world, DVec2::new(15.3, 0.9), DVec2::new(2.0, 0.9));
-        world.begin_frame(1.0 / 30.0);
-        world.ensure_grid();
+        let ends = [(13.0, 1.25), (28.0, 1.25), (15.3, 0.9), (2.0, 0.9)];
+        let (mut world, first, second) = waiting_pair("corridor-1.8m", ends, -10.0);
         let (mut candidates, mut samples) = (Vec::new(), Vec::new());
         let cycle = [first, second];
-        world.agents[first].waiting_on = Some((second, -10.0));
-        world.agents[second].waiting_on = Some((first, -10.0));
         let (rail, spot) = world
             .yield_spot(second, &cycle, &mut candidates, &mut samples)
             .expect("a tight spot");
