@@ -369,8 +369,9 @@ impl World {
             let s0 = self.agents[member].motion().s;
             let station_step = 0.25 * radius;
             let stations = ((rail.length() - s0) / station_step).floor() as usize;
+            let mut cursor = rail.cursor();
             for i in 0..=stations {
-                let at = rail.sample(s0 + i as f64 * station_step);
+                let at = cursor.sample(s0 + i as f64 * station_step);
                 if at.position.distance(from) > outer_ring {
                     continue;
                 }

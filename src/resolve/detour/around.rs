@@ -64,14 +64,22 @@ impl World {
         };
         let (centre, keep) = keep_from(stander)?;
         let length = rail.length();
-        let abreast = rail.sample(rail.closest_s(centre).max(s0));
+        let s_stander = rail.closest_s(centre).max(s0);
+        let abreast = rail.sample(s_stander);
         // Pass with the stander on the left when it stands left of the rail (the path keeps to
         // the right, away from it), and the other way; then the other side.
         let stander_left = cross(abreast.tangent, centre - abreast.position) >= 0.0;
         let clearance = radius.min(mesh.wall_distance(from));
         let hysteresis = Hysteresis::resume(self.config());
         for left in [stander_left, !stander_left] {
+            let mut last_rejoin = None;
             for k in REJOIN_RADII {
+                // Rejoins past the rail's end are all its end: tried once.
+                let rejoin = (s_stander + keep + k * radius).min(length);
+                if last_rejoin == Some(rejoin) {
+                    break;
+                }
+                last_rejoin = Some(rejoin);
                 // The standers gone round, each with where its circle ends along the old rail.
                 let mut round: Vec<(AgentKey, KeepOut, f64)> = Vec::with_capacity(MOST_STANDERS);
                 let circle = KeepOut {
@@ -79,7 +87,7 @@ impl World {
                     radius: keep,
                     left,
                 };
-                round.push((stander, circle, rail.closest_s(centre).max(s0) + keep));
+                round.push((stander, circle, s_stander + keep));
                 loop {
                     let past = round.iter().map(|r| r.2).fold(s0, f64::max);
                     let s_rejoin = (past + k * radius).min(length);
