@@ -357,11 +357,14 @@ impl World {
         }
         // The ring points are half a radius apart, and a tight spot can be smaller than that
         // (a 1 m alcove off a 0.9 m corridor leaves 0.2 by 0.09 m for a 0.4 m agent's centre):
-        // beside each point of the others' ways within the rings' reach, a quarter radius
-        // apart, the deepest spot straight off the way on either side, the radius (and 1 mm)
-        // short of the wall there; with planned tries of their own (the rings used them up on
-        // the spots round the alcove's mouth).
-        search.planned_tries = 0;
+        // beside each point of the others' ways within the ways' reach (`YIELD_WAY_RADII`, an
+        // alcove 6 m back along the way), a quarter radius apart, the deepest spot straight off
+        // the way on either side, the radius (and 1 mm) short of the wall there; with planned
+        // tries of their own (the rings used them up on the spots round the alcove's mouth).
+        let way_reach = YIELD_WAY_RADII * radius;
+        let mut search = SpotSearch::with_growth(self, key, cycle, way_reach, TIGHT_GROWTH);
+        search.passing = true;
+        search.away_from = away_from;
         for &member in cycle.iter().filter(|&&k| k != key) {
             let Some(rail) = self.agents[member].rail() else {
                 continue;
@@ -372,7 +375,7 @@ impl World {
             let mut cursor = rail.cursor();
             for i in 0..=stations {
                 let at = cursor.sample(s0 + i as f64 * station_step);
-                if at.position.distance(from) > outer_ring {
+                if at.position.distance(from) > way_reach {
                     continue;
                 }
                 for side in [1.0, -1.0] {
