@@ -178,15 +178,10 @@ fn pass(rail: &Rail, from: DVec2, circles: &[KeepOut], s_rejoin: f64, radius: f6
         }
         segments.push(RailSegment::quad(enter, corner, rail.position(s_after)));
     }
-    let bent = Rail::new(segments.clone()).ok()?;
-    let bent_length = bent.length();
-    let rail = if s_after < length - 1e-6 {
-        let tail = rail.subrail(s_after, length).ok()?;
-        segments.extend_from_slice(tail.segments());
-        Rail::new(segments).ok()?
-    } else {
-        bent
-    };
+    // The new part, then the old rail's tail from `s_after` with its arclength tables kept
+    // (`Rail::rejoined`; no head: the new part starts where the agent stands).
+    let (rail, _) = rail.rejoined(0.0, 0.0, &segments, s_after).ok()?;
+    let bent_length = rail.segment_start(segments.len());
     Some(Pass {
         rail,
         bent_length,
