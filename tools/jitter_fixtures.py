@@ -8,6 +8,9 @@ collisions, summed over the runs, and the mean over the runs of the travel time 
 
     python3 tools/jitter_fixtures.py --runs 16 target/release/sidestep /tmp/other/sidestep
 
+`--first-seed N` plays seeds N to N + runs - 1 instead (more samples of a chaotic crowd), and
+`--fixtures` also takes scenario files by path (an imported real level, say).
+
 With --contacts, every run with a collision is also printed (build, fixture, seed, collisions,
 largest penetration), to be replayed with --keep DIR, which keeps the scenario files there
 (FIXTURE-SEED.json) instead of a temporary directory.
@@ -39,7 +42,17 @@ def main():
     parser.add_argument("binaries", nargs="+", help="sidestep executables to compare")
     parser.add_argument("--runs", type=int, default=6, help="runs per fixture (default 6)")
     parser.add_argument("--jitter", type=float, default=0.01, help="metres (default 0.01)")
-    parser.add_argument("--fixtures", default=",".join(FIXTURES))
+    parser.add_argument(
+        "--fixtures",
+        default=",".join(FIXTURES),
+        help="fixture names, or paths of scenario files (e.g. an imported /tmp/den312d-500.json)",
+    )
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="play seeds FIRST..FIRST+RUNS-1 (seed 0 is the file as it is; default 0)",
+    )
     parser.add_argument("--contacts", action="store_true", help="print every run with a collision")
     parser.add_argument("--keep", metavar="DIR", help="write the scenario files to DIR and keep them")
     args = parser.parse_args()
@@ -51,10 +64,13 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         tmp = args.keep or scratch
         for name in args.fixtures.split(","):
-            base = json.load(open(os.path.join(scenarios, name + ".json")))
+            file = name if name.endswith(".json") else os.path.join(scenarios, name + ".json")
+            name = os.path.basename(file)[: -len(".json")]
+            base = json.load(open(file))
             if isinstance(base["level"], str):
-                base["level"] = os.path.normpath(os.path.join(scenarios, base["level"]))
-            for seed in range(args.runs):
+                folder = os.path.dirname(os.path.abspath(file))
+                base["level"] = os.path.normpath(os.path.join(folder, base["level"]))
+            for seed in range(args.first_seed, args.first_seed + args.runs):
                 scenario = json.loads(json.dumps(base))
                 rng = random.Random(seed)
                 if seed > 0:
