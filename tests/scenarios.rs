@@ -40,13 +40,10 @@ const NOT_YET_FINISHING: [&str; 0] = [];
 /// session 26). Session 27's taut detours around a stander brought tradeshow-300-jittered back
 /// (1: a start taken back 0.20 s in, when a walker beside it stopped for a third agent; no
 /// agent of that flip took such a detour); over 12 jittered runs of each crowd fixture the
-/// flips summed 33 before and 35 after (docs/ROBUSTNESS.md, session 27).
-const FLIPPING: [&str; 4] = [
-    "arena-200-jittered",
-    "circle-rail",
-    "tradeshow-300",
-    "tradeshow-300-jittered",
-];
+/// flips summed 33 before and 35 after (docs/ROBUSTNESS.md, session 27). Session 28's stop
+/// check at even deceleration took tradeshow-300-jittered out again; over 12 jittered runs the
+/// flips summed 35 before and 38 after (docs/ROBUSTNESS.md, session 28).
+const FLIPPING: [&str; 3] = ["arena-200-jittered", "circle-rail", "tradeshow-300"];
 
 /// Crowds where every agent arrives, but the mean travel time ratio is above 1.5 (see their
 /// snapshots): a door or a corridor lets them through a few at a time. `corridor-two-way`: with

@@ -409,6 +409,7 @@ mod tests {
                     still: 0.2,
                     transition_time: 0.4,
                     transition_speed: 0.7,
+                    transition_acceleration: 1.0,
                     speed: 1.4,
                 },
                 _ => MotionPlan::cruising(0.0, 0.0),

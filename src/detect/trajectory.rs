@@ -5,19 +5,28 @@ use glam::DVec2;
 use crate::rail::{Rail, RailCursor};
 
 /// A prediction in three parts: standing for `still` seconds, then `transition_time` seconds
-/// at the constant `transition_speed` (the average velocity of a start or stop transition,
-/// chapter 22.3), then `speed` until the end of the rail, where it stands. Without a rail the
-/// agent stands at `position` throughout.
+/// of a start or stop transition at even acceleration (from `transition_speed`, changing by
+/// `transition_acceleration` m/s each second), then `speed` until the end of the rail, where it
+/// stands. Without a rail the agent stands at `position` throughout.
+///
+/// The world predicts every agent's transitions at their average velocity (chapter 22.3:
+/// acceleration 0). An agent checks its own stop at even deceleration
+/// (`world::stop_plan_even`): that is how the gaits describe a stop and the built-in host plays
+/// it, up to a quarter of the stopping distance ahead of the average. Predicting every
+/// transition that way moved the crowds to more flips (docs/ROBUSTNESS.md, session 28).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MotionPlan {
     /// Arclength now, metres.
     pub s: f64,
     /// Leading time without motion (turning on the spot), seconds.
     pub still: f64,
-    /// Duration of the averaged transition part, seconds.
+    /// Duration of the transition part, seconds.
     pub transition_time: f64,
-    /// Average speed during the transition, m/s.
+    /// Speed at the beginning of the transition part, m/s (≥ 0).
     pub transition_speed: f64,
+    /// Acceleration over the transition part, m/s² (negative in a stop); the speed stays
+    /// ≥ 0 throughout it.
+    pub transition_acceleration: f64,
     /// Speed after the transition, m/s (0: it stands once the transition is over).
     pub speed: f64,
 }
@@ -30,6 +39,7 @@ impl MotionPlan {
             still: 0.0,
             transition_time: 0.0,
             transition_speed: 0.0,
+            transition_acceleration: 0.0,
             speed: 0.0,
         }
     }
@@ -51,16 +61,54 @@ impl MotionPlan {
         }
         let t = t - self.still;
         if t <= self.transition_time {
-            return self.s + self.transition_speed * t;
+            return self.s + self.transition_distance_by(t);
         }
-        self.s
-            + self.transition_speed * self.transition_time
-            + self.speed * (t - self.transition_time)
+        self.s + self.transition_distance() + self.speed * (t - self.transition_time)
     }
 
-    /// The fastest speed anywhere in the plan, m/s.
+    /// Distance covered `t` seconds into the transition part (`0 ≤ t ≤ transition_time`),
+    /// metres.
+    #[inline]
+    fn transition_distance_by(&self, t: f64) -> f64 {
+        (self.transition_speed + 0.5 * self.transition_acceleration * t) * t
+    }
+
+    /// Distance covered by the whole transition part, metres.
+    pub fn transition_distance(&self) -> f64 {
+        self.transition_distance_by(self.transition_time)
+    }
+
+    /// Speed at the end of the transition part, m/s.
+    pub fn transition_end_speed(&self) -> f64 {
+        (self.transition_speed + self.transition_acceleration * self.transition_time).max(0.0)
+    }
+
+    /// The fastest speed anywhere in the plan, m/s (the transition's speed changes evenly, so
+    /// it is fastest at one of its ends).
     pub fn max_speed(&self) -> f64 {
-        self.speed.max(self.transition_speed)
+        self.speed
+            .max(self.transition_speed)
+            .max(self.transition_end_speed())
+    }
+
+    /// Seconds into the transition part at which it has covered `distance` metres
+    /// (`0 ≤ distance ≤ transition_distance()`): the root of `v₀t + at²/2 = d` written as
+    /// `2d / (v₀ + √(v₀² + 2ad))`, which has no cancellation for either sign of `a`
+    /// (Numerical Recipes, 3rd ed., §5.6).
+    fn transition_time_to(&self, distance: f64) -> f64 {
+        let v0 = self.transition_speed;
+        if self.transition_acceleration == 0.0 {
+            return distance / v0;
+        }
+        let root = (v0 * v0 + 2.0 * self.transition_acceleration * distance)
+            .max(0.0)
+            .sqrt();
+        let denominator = v0 + root;
+        if denominator > 0.0 {
+            (2.0 * distance / denominator).min(self.transition_time)
+        } else {
+            0.0
+        }
     }
 
     /// Whether the agent moves at all.
@@ -150,9 +198,9 @@ impl<'a> Trajectory<'a> {
         if left <= 0.0 {
             return 0.0;
         }
-        let in_transition = p.transition_speed * p.transition_time;
+        let in_transition = p.transition_distance();
         if left <= in_transition {
-            return p.still + left / p.transition_speed;
+            return p.still + p.transition_time_to(left);
         }
         if p.speed > 0.0 {
             p.still + p.transition_time + (left - in_transition) / p.speed
@@ -173,6 +221,7 @@ mod tests {
             still: 0.5,
             transition_time: 1.0,
             transition_speed: 0.5,
+            transition_acceleration: 0.0,
             speed: 2.0,
         };
         assert_eq!(p.s_at(0.0), 1.0);
@@ -180,6 +229,58 @@ mod tests {
         assert!((p.s_at(1.0) - 1.25).abs() < 1e-12);
         assert!((p.s_at(1.5) - 1.5).abs() < 1e-12);
         assert!((p.s_at(2.5) - 3.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_transition_accelerates_evenly_and_its_time_to_a_distance_inverts_it() {
+        // A start from rest: 0.2 m in 0.4 s (a = 2.5 m/s²) after 0.2 s turning, then 1 m/s.
+        let start = MotionPlan {
+            s: 0.0,
+            still: 0.2,
+            transition_time: 0.4,
+            transition_speed: 0.0,
+            transition_acceleration: 2.5,
+            speed: 1.0,
+        };
+        assert_eq!(start.s_at(0.2), 0.0);
+        assert!(
+            (start.s_at(0.4) - 0.05).abs() < 1e-12,
+            "a quarter of the way at half time"
+        );
+        assert!((start.transition_distance() - 0.2).abs() < 1e-12);
+        assert!((start.s_at(1.6) - 1.2).abs() < 1e-12);
+        assert!((start.max_speed() - 1.0).abs() < 1e-12);
+        // A stop from 1.4 m/s over 0.56 s: three quarters of its 0.392 m at half time.
+        let stop = MotionPlan {
+            s: 2.0,
+            still: 0.0,
+            transition_time: 0.56,
+            transition_speed: 1.4,
+            transition_acceleration: -2.5,
+            speed: 0.0,
+        };
+        assert!((stop.s_at(0.28) - (2.0 + 0.75 * 0.392)).abs() < 1e-12);
+        assert!((stop.s_at(9.0) - 2.392).abs() < 1e-12);
+        assert_eq!(stop.transition_end_speed(), 0.0);
+        assert!((stop.max_speed() - 1.4).abs() < 1e-12);
+        // The time to a distance inverts the distance at a time, for both signs of a.
+        let rail = Rail::from_points(&[DVec2::ZERO, DVec2::new(3.0, 0.0)]).unwrap();
+        for plan in [start, stop] {
+            for k in 1..=9 {
+                let t = plan.still + plan.transition_time * k as f64 / 10.0;
+                let at = MotionPlan { s: 0.0, ..plan };
+                let end = at.s_at(t);
+                let short = Rail::from_points(&[DVec2::ZERO, DVec2::new(end, 0.0)]).unwrap();
+                let time = Trajectory::on_rail(&short, at).time_to_end();
+                assert!((time - t).abs() < 1e-9, "{time} against {t}");
+            }
+            assert!(
+                Trajectory::on_rail(&rail, MotionPlan { s: 0.0, ..plan })
+                    .time_to_end()
+                    .is_finite()
+                    == (plan.speed > 0.0)
+            );
+        }
     }
 
     #[test]

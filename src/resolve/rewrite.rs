@@ -738,6 +738,7 @@ fn rescale(plan: MotionPlan, from: f64, to: f64) -> MotionPlan {
     MotionPlan {
         speed: to,
         transition_speed: plan.transition_speed * k,
+        transition_acceleration: plan.transition_acceleration * k,
         ..plan
     }
 }

@@ -17,8 +17,8 @@ use crate::detect::{
 use crate::geometry::left_normal;
 use crate::rail::Rail;
 use crate::world::{
-    plan_of, start_plan, stop_plan, AgentKey, Motion, Phase, SpeedStep, World, WorldError,
-    SPEED_TOLERANCE,
+    plan_of, start_plan, stop_plan, stop_plan_even, AgentKey, Motion, Phase, SpeedStep, World,
+    WorldError, SPEED_TOLERANCE,
 };
 
 /// A collider moving within this angle of the agent's line counts as moving along it (for the
@@ -377,12 +377,15 @@ impl World {
                 }
                 // Bends that make no progress towards the end count up to a detour.
                 let remaining = agent.position().distance(rail.end());
-                agent.bend_progress = match reroute.reason {
-                    RerouteReason::Avoid if remaining > agent.bend_progress.0 - BEND_PROGRESS => {
-                        (agent.bend_progress.0, agent.bend_progress.1 + 1)
+                match reroute.reason {
+                    RerouteReason::Avoid if remaining > agent.bend_closest - BEND_PROGRESS => {
+                        agent.bends_without_progress += 1;
                     }
-                    _ => (remaining, 0),
-                };
+                    _ => {
+                        agent.bend_closest = remaining;
+                        agent.bends_without_progress = 0;
+                    }
+                }
                 match reroute.reason {
                     RerouteReason::Yield => {
                         agent.resume_goal = decision.resume_goal;
@@ -692,8 +695,10 @@ fn decide(
         if holds {
             return Decision::with_collision(Order::Continue, collision);
         }
+        // Checked as the stop will be played (even deceleration), not at its average
+        // velocity, which lags it (`stop_plan_even`).
         let stop_is_clear = sweep(
-            stop_plan(desc, motion.s, motion.speed),
+            stop_plan_even(desc, motion.s, motion.speed),
             0.0,
             candidates,
             samples,
@@ -720,7 +725,7 @@ fn decide(
         // Circling around agents with nowhere to go: a path around all of them (the search
         // counts against the frame's budget whatever it finds).
         let searched_detour = !collider.wants_to_move()
-            && agent.bend_progress.1 >= CIRCLING_BENDS
+            && agent.bends_without_progress >= CIRCLING_BENDS
             && world.detour_searches < DETOUR_SEARCHES_PER_FRAME;
         if searched_detour {
             if let Some(found) = world.checked_detour(key, candidates, samples) {

@@ -670,6 +670,42 @@ mod tests {
         }
     }
 
+    /// The stop check of a walker (`stop_plan_even` in `resolve/trivial.rs`) predicts a stop
+    /// as the host plays it, frame by frame; the chapter's average-velocity prediction lags
+    /// it by up to a quarter of the stopping distance, 0.098 m from 1.4 m/s: more than the
+    /// margins of tradeshow's 0.19 m agents, and a stop judged clean touched the agent ahead
+    /// (tradeshow-1000, docs/ROBUSTNESS.md, session 28).
+    #[test]
+    fn the_host_stops_as_the_stop_check_predicts() {
+        let mut a = walker();
+        a.rail = Some(Arc::new(
+            Rail::from_points(&[DVec2::ZERO, DVec2::new(10.0, 0.0)]).unwrap(),
+        ));
+        a.s = 2.0;
+        a.phase = HostPhase::Stopping {
+            elapsed: 0.0,
+            from_s: 2.0,
+            from_speed: 1.4,
+        };
+        let even = crate::world::stop_plan_even(&a.desc, 2.0, 1.4);
+        let average = crate::world::stop_plan(&a.desc, 2.0, 1.4);
+        let dt = 1.0 / 30.0;
+        let mut lag: f64 = 0.0;
+        for k in 1..=30 {
+            advance(&mut a, dt, 0.0);
+            let t = k as f64 * dt;
+            assert!(
+                (a.s - even.s_at(t)).abs() < 1e-9,
+                "{t}: {} against {}",
+                a.s,
+                even.s_at(t)
+            );
+            lag = lag.max(a.s - average.s_at(t));
+        }
+        assert_eq!(a.phase, HostPhase::Standing);
+        assert!((lag - 0.098).abs() < 0.002, "{lag}");
+    }
+
     fn destination_moved_to(end: DVec2) -> Order {
         Order::Reroute {
             rail: Arc::new(Rail::from_points(&[DVec2::ZERO, end]).unwrap()),
