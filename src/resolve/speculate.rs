@@ -26,8 +26,9 @@ struct Entry {
     /// Address of the rail swept (compared, never dereferenced).
     rail: usize,
     plan: PlanBits,
-    inflation: f64,
-    extra_time: f64,
+    /// Swept with the resume check's hysteresis (a start check), else with none: the only
+    /// two a first sweep has (a flag, not the two numbers: 15 B an agent).
+    resume: bool,
     /// The answer.
     found: Option<Collision>,
     /// The grid cells whose agents it looked at (`None`: it looked at no agent).
@@ -76,8 +77,15 @@ impl Speculation {
             && entry.key == sweep.key
             && entry.rail == std::ptr::from_ref(sweep.rail) as usize
             && same_plan(&entry.plan, &sweep.plan)
-            && entry.inflation.to_bits() == sweep.inflation.to_bits()
-            && entry.extra_time.to_bits() == sweep.extra_time.to_bits()
+            && {
+                let hysteresis = if entry.resume {
+                    Hysteresis::resume(world.config())
+                } else {
+                    Hysteresis::NONE
+                };
+                hysteresis.inflation.to_bits() == sweep.inflation.to_bits()
+                    && hysteresis.extra_time.to_bits() == sweep.extra_time.to_bits()
+            }
             && world.max_speed.to_bits() == self.max_speed.to_bits()
             && world.max_radius.to_bits() == self.max_radius.to_bits();
         if !same {
@@ -240,8 +248,7 @@ impl World {
             key,
             rail: std::ptr::from_ref(rail) as usize,
             plan,
-            inflation: sweep.inflation,
-            extra_time: sweep.extra_time,
+            resume: matches!(motion.phase, Phase::Standing),
             found,
             cells: square.and_then(|(centre, reach)| self.grid.cells_near(centre, reach)),
         })
