@@ -140,9 +140,11 @@ fn write_scenario(
         .collect();
     let name = format!("{level_name}-{}-{seed}", scenario.agents.len());
     let text = format!(
-        "{{ \"name\": {name:?},\n  \"level\": {:?},\n  \"dt\": {:?}, \"duration\": {seconds:?}, \
+        "{{ \"name\": {},\n  \"level\": {},\n  \"dt\": {:?}, \"duration\": {seconds:?}, \
          \"seed\": {seed},\n  \"agents\": [\n    {}\n  ] }}\n",
-        level.display().to_string(),
+        // JSON strings, escaped as JSON escapes them (not as Rust's `{:?}` does).
+        serde_json::Value::from(name.as_str()),
+        serde_json::Value::from(level.display().to_string()),
         scenario.dt,
         agents.join(",\n    ")
     );
