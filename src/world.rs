@@ -721,6 +721,17 @@ pub(crate) fn plan_of(desc: &AgentDesc, motion: &Motion) -> MotionPlan {
     }
 }
 
+/// Whether the agent is in the turn-on-the-spot part of its start ([`StartTransition::turn_time`]):
+/// it has not moved, so a stop leaves it where it stands ([`Order::Stop`]). Stopped from its
+/// target speed instead, a start 0.13 s in slid 0.39 m from a standstill into a walker
+/// (tradeshow-1000, docs/ROBUSTNESS.md, session 29).
+///
+/// [`StartTransition::turn_time`]: crate::StartTransition::turn_time
+/// [`Order::Stop`]: crate::Order::Stop
+pub(crate) fn turning_on_the_spot(desc: &AgentDesc, phase: Phase) -> bool {
+    matches!(phase, Phase::Starting { elapsed } if elapsed < desc.start.turn_time)
+}
+
 /// The predicted motion of a start toward `speed`, `elapsed` seconds into the transition.
 pub(crate) fn start_plan(desc: &AgentDesc, s: f64, speed: f64, elapsed: f64) -> MotionPlan {
     let st = &desc.start;

@@ -596,6 +596,47 @@ fn a_blocker_too_close_to_stop_for_gives_an_unavoidable_stop() {
     }
 }
 
+/// An agent still turning on the spot at the start of its start transition has not moved: a
+/// stop leaves it where it stands, so the stop is clean where a stop from its target speed
+/// would slide 0.39 m into the blocker (tradeshow-1000, docs/ROBUSTNESS.md, session 29).
+#[test]
+fn a_start_stopped_while_turning_on_the_spot_stands_where_it_is() {
+    for (elapsed, turning) in [(0.1, true), (0.3, false)] {
+        let mut world = world_on("narrow-alcove");
+        let one_speed = AgentDesc::with_speeds(0.4, &[1.4], 1.4);
+        let key = walker_with(&mut world, one_speed, v(1.0, 0.5), v(8.0, 0.5), 1.4);
+        world
+            .set_motion(
+                key,
+                Motion {
+                    s: 0.0,
+                    speed: 1.4,
+                    phase: Phase::Starting { elapsed },
+                },
+            )
+            .unwrap();
+        // 0.95 m ahead: 0.05 m between the grown discs.
+        let blocker = stander(&mut world, v(1.95, 0.5));
+        let order = world.query(key).unwrap();
+        let phase = world.agent(key).unwrap().motion().phase;
+        match order {
+            Order::Stop {
+                cause: StopCause::Collision(c),
+            } if turning => {
+                assert_eq!(c.collider, blocker);
+                assert_eq!(phase, Phase::Standing);
+            }
+            Order::Stop {
+                cause: StopCause::Unavoidable(c),
+            } if !turning => {
+                assert_eq!(c.collider, blocker);
+                assert_eq!(phase, Phase::Stopping { elapsed: 0.0 });
+            }
+            other => panic!("{elapsed} s into the start: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn a_standing_agent_with_a_clear_way_is_told_to_start_at_its_preferred_speed() {
     let mut world = world_on("open-field");

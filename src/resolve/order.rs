@@ -20,7 +20,11 @@ pub enum Order {
         /// The new speed, one of the agent's gaits.
         speed: f64,
     },
-    /// Play the stop transition now and stand until told to start.
+    /// Play the stop transition now and stand until told to start. An agent still turning on
+    /// the spot at the start of its start transition ([`StartTransition::turn_time`]) has not
+    /// moved: it stands where it is, with no stop transition to play.
+    ///
+    /// [`StartTransition::turn_time`]: crate::StartTransition::turn_time
     Stop {
         /// Why.
         cause: StopCause,

@@ -15,7 +15,7 @@
 
 use std::cell::RefCell;
 
-use super::trivial::{detect_fresh, Hysteresis, Sweep};
+use super::trivial::{detect_fresh, Colliders, Hysteresis, Sweep};
 use crate::detect::{Collision, MotionPlan, SweepSample};
 use crate::world::{plan_of, start_plan, AgentKey, CellRect, Phase, World};
 
@@ -68,7 +68,11 @@ thread_local! {
 impl Speculation {
     /// The answer computed ahead for `sweep`, if it is still the answer.
     pub fn lookup(&self, world: &World, sweep: &Sweep<'_>) -> Option<Option<Collision>> {
-        if !self.active || sweep.only.is_some() || !sweep.front_only || sweep.movers_only {
+        if !self.active
+            || sweep.only.is_some()
+            || !sweep.front_only
+            || sweep.colliders != Colliders::All
+        {
             return None;
         }
         let (index, key) = self.current?;

@@ -17,8 +17,8 @@ use crate::detect::{
 use crate::geometry::left_normal;
 use crate::rail::Rail;
 use crate::world::{
-    plan_of, start_plan, stop_plan, stop_plan_even, AgentKey, Motion, Phase, SpeedStep, World,
-    WorldError, SPEED_TOLERANCE,
+    plan_of, start_plan, stop_plan, stop_plan_even, turning_on_the_spot, AgentKey, Phase,
+    SpeedStep, World, WorldError, SPEED_TOLERANCE,
 };
 
 /// A collider moving within this angle of the agent's line counts as moving along it (for the
@@ -87,8 +87,19 @@ pub(crate) struct Sweep<'r> {
     pub front_only: bool,
     /// Sweep against this collider only.
     pub only: Option<AgentKey>,
-    /// Sweep against agents that move only (their plans), not the standing ones.
-    pub movers_only: bool,
+    /// Which colliders the sweep looks at.
+    pub colliders: Colliders,
+}
+
+/// Which colliders a [`Sweep`] looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Colliders {
+    /// Every agent (detection).
+    All,
+    /// Agents that move (their plans), not the standing ones.
+    Movers,
+    /// Agents that stand (no plan to move this frame), not the moving ones.
+    Standing,
 }
 
 /// How much stricter than detection a check for starting or speeding up is, so that the order
@@ -143,7 +154,7 @@ impl<'r> Sweep<'r> {
             extra_time: 0.0,
             front_only: true,
             only: None,
-            movers_only: false,
+            colliders: Colliders::All,
         }
     }
 }
@@ -350,7 +361,10 @@ impl World {
             Order::Continue | Order::Wait { .. } => return,
             Order::ChangeSpeed { speed } => agent.motion.speed = *speed,
             Order::Stop { cause } => {
-                if agent.motion.phase != Phase::Standing {
+                if turning_on_the_spot(agent.desc(), agent.motion.phase) {
+                    // Not moved yet: it stands where it is (`Order::Stop`).
+                    agent.motion.phase = Phase::Standing;
+                } else if agent.motion.phase != Phase::Standing {
                     agent.motion.phase = Phase::Stopping { elapsed: 0.0 };
                 }
                 agent.last_stop_time = now;
@@ -696,14 +710,15 @@ fn decide(
             return Decision::with_collision(Order::Continue, collision);
         }
         // Checked as the stop will be played (even deceleration), not at its average
-        // velocity, which lags it (`stop_plan_even`).
-        let stop_is_clear = sweep(
-            stop_plan_even(desc, motion.s, motion.speed),
-            0.0,
-            candidates,
-            samples,
-        )
-        .is_none();
+        // velocity, which lags it (`stop_plan_even`); an agent still turning on the spot stops
+        // where it stands.
+        let turning = turning_on_the_spot(desc, motion.phase);
+        let stop_plan_played = if turning {
+            MotionPlan::standing(motion.s)
+        } else {
+            stop_plan_even(desc, motion.s, motion.speed)
+        };
+        let stop_is_clear = sweep(stop_plan_played, 0.0, candidates, samples).is_none();
         // Waiting does not help against an agent that stands with nowhere to go, or one coming
         // straight at us (chapter 22.4): bend first. Otherwise (a crossing, or an agent that
         // waits to go on) a clean stop comes first, and a bend only if stopping is not clean.
@@ -717,7 +732,11 @@ fn decide(
         let coming_at_us = collider.direction().dot(agent.direction()) < 0.0
             && (collision.head_on
                 || collider.plan.moves() && {
-                    let stop = stop_plan(desc, motion.s, motion.speed);
+                    let stop = if turning {
+                        MotionPlan::standing(motion.s)
+                    } else {
+                        stop_plan(desc, motion.s, motion.speed)
+                    };
                     let spot = rail.position(stop.s_at(stop.still + stop.transition_time));
                     runs_through(collider, spot, desc.radius + collider.desc().radius)
                 });
@@ -740,8 +759,33 @@ fn decide(
                 // smaller and later (a stop would not do better: it is not clean, or waiting
                 // does not help). The next queries bend again from there: the flow channels of
                 // figure 22.3.
-                let smaller =
-                    bend.overlap < collision.overlap && bend.collision_time > collision.time;
+                // Such a bend still collides, and the agent may have to stop on it at once:
+                // that stop must not slide into an agent standing by the bent rail
+                // (tradeshow-1000: a bend turned a walker toward an agent waiting 0.14 m off
+                // its new line, for a smaller collision with a walker; the unavoidable stop a
+                // frame later slid into the one waiting, 0.31 m deep; docs/ROBUSTNESS.md,
+                // session 29). Agents standing further along are left to the next queries:
+                // refusing bends that reach them lost arrivals (tradeshow-300 300 → 291).
+                let smaller = bend.overlap < collision.overlap
+                    && bend.collision_time > collision.time
+                    && detect(
+                        world,
+                        &Sweep {
+                            colliders: Colliders::Standing,
+                            ..Sweep::ahead(
+                                key,
+                                &bend.rail,
+                                MotionPlan {
+                                    s: 0.0,
+                                    ..stop_plan_played
+                                },
+                                0.0,
+                            )
+                        },
+                        candidates,
+                        samples,
+                    )
+                    .is_none();
                 if bend.accepted || smaller {
                     let mut decision = Decision::with_collision(bend.into_order(), collision);
                     decision.searched_detour = searched_detour;
@@ -1116,7 +1160,7 @@ pub(super) fn far_standing_blocker(
         }
     }
     let movers = Sweep {
-        movers_only: true,
+        colliders: Colliders::Movers,
         ..Sweep::ahead(key, rail, plan, 0.0).with(Hysteresis::resume(config))
     };
     detect(world, &movers, candidates, samples).is_none()
@@ -1166,11 +1210,9 @@ fn stopping_walker_meets(
         let Some(other_rail) = other.rail.as_deref() else {
             continue;
         };
-        let stopping = Motion {
-            phase: Phase::Stopping { elapsed: 0.0 },
-            ..other.motion
-        };
-        let stop = plan_of(other.desc(), &stopping);
+        // (One still turning on the spot would stop where it stands, but it is told to stop
+        // later, when it may be moving: predicted from its target speed.)
+        let stop = stop_plan(other.desc(), other.motion.s, other.motion.speed);
         let mut trajectory = Trajectory::on_rail_at(other_rail, stop, other.position());
         sample_agent(&mut trajectory, other.desc().radius, window, samples);
         let radii = desc.radius + other.desc().radius + 2.0 * config.margin;
@@ -1518,8 +1560,10 @@ pub(crate) fn detect_fresh(
         // The tests up to the pair sweep read the flat copy (`World::hot`): most candidates
         // stop here, and the agent records stay out of the cache.
         let hot = &world.hot[i as usize];
-        if sweep.movers_only && hot.max_speed <= 0.0 {
-            continue;
+        match sweep.colliders {
+            Colliders::Movers if hot.max_speed <= 0.0 => continue,
+            Colliders::Standing if hot.max_speed > 0.0 => continue,
+            _ => {}
         }
         let to = hot.position - origin.position;
         if sweep.front_only && to.dot(origin.tangent) <= 0.0 && turns.all_behind(hot.position) {
@@ -1776,5 +1820,98 @@ mod tests {
             avoid_direction(east, DVec2::new(3.0, 0.0), DVec2::new(-1.0, 0.0)),
             DVec2::new(0.0, -1.0)
         );
+    }
+}
+
+#[cfg(test)]
+mod minimising_bend_tests {
+    use super::*;
+
+    /// A bend ordered to a walker only because it makes the collision smaller and later leaves
+    /// a stop on the bent rail, as it would be played, clear of every agent standing: the
+    /// agent may have to stop on it at once (tradeshow-1000, docs/ROBUSTNESS.md, session 29).
+    /// Random crowds around a walker on `open-field`; the cases where a minimising bend was
+    /// ordered and where one was refused for its stop both occur, so the property is tested.
+    #[test]
+    fn a_minimising_bend_leaves_a_stop_clear_of_agents_standing() {
+        use crate::level::Level;
+        use crate::world::{AgentDesc, Motion};
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/levels/open-field.json"
+        );
+        let level = Arc::new(Level::load(path).unwrap());
+        let mut rng = crate::sim::SplitMix64::new(29);
+        let (mut minimising, mut bends) = (0, 0);
+        for _ in 0..3000 {
+            let mut world = World::new(level.clone(), crate::AvoidanceConfig::default()).unwrap();
+            let at = DVec2::new(10.0, 15.0);
+            let add = |world: &mut World, from: DVec2, to: DVec2, motion: Motion| {
+                let desc = AgentDesc {
+                    position: from,
+                    ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
+                };
+                let key = world.add_agent(desc).ok()?;
+                world
+                    .set_rail(key, Rail::from_points(&[from, to]).ok()?)
+                    .ok()?;
+                world.set_motion(key, motion).ok()?;
+                Some(key)
+            };
+            let key = add(
+                &mut world,
+                at,
+                at + DVec2::new(12.0, 0.0),
+                Motion::moving(0.0, 1.4),
+            )
+            .unwrap();
+            for _ in 0..10 {
+                let from = at + DVec2::new(rng.unit() * 5.0, rng.unit() * 4.0 - 2.0);
+                let heading = DVec2::from_angle(rng.unit() * std::f64::consts::TAU);
+                let to = from + heading * 6.0;
+                if to.min_element() < 1.0 || to.max_element() > 29.0 {
+                    continue;
+                }
+                let motion = if rng.unit() < 0.5 {
+                    Motion::moving(0.0, if rng.unit() < 0.5 { 0.8 } else { 1.4 })
+                } else {
+                    Motion::standing(0.0)
+                };
+                add(&mut world, from, to, motion);
+            }
+            world.begin_frame(1.0 / 30.0);
+            let Ok(Order::Reroute { reroute, .. }) = world.query(key) else {
+                continue;
+            };
+            if reroute.reason != RerouteReason::Avoid {
+                continue;
+            }
+            bends += 1;
+            // The order took effect: the agent is on the bent rail at s = 0.
+            let agent = &world.agents[key];
+            let rail = agent.rail_shared().unwrap().clone();
+            let desc = agent.desc().clone();
+            let plan = agent.plan;
+            let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+            let at_speed = |world: &World, speed: f64, c: &mut Vec<u32>, s: &mut Vec<_>| {
+                let plan = MotionPlan::cruising(0.0, speed);
+                detect(world, &Sweep::ahead(key, &rail, plan, 0.0), c, s).is_none()
+            };
+            let clear = desc
+                .gaits
+                .iter()
+                .any(|g| at_speed(&world, g.speed, &mut candidates, &mut samples));
+            if clear {
+                continue;
+            }
+            minimising += 1;
+            let stop = Sweep {
+                colliders: Colliders::Standing,
+                ..Sweep::ahead(key, &rail, stop_plan_even(&desc, 0.0, plan.speed), 0.0)
+            };
+            let hit = detect(&world, &stop, &mut candidates, &mut samples);
+            assert!(hit.is_none(), "a minimising bend whose stop meets {hit:?}");
+        }
+        assert!(minimising > 5 && bends > 50, "{minimising} of {bends}");
     }
 }

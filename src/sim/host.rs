@@ -513,6 +513,11 @@ fn apply_order(a: &mut HostAgent, order: &Order, yielding: bool) -> Option<Chang
         }
         Order::Stop { .. } => match a.phase {
             HostPhase::Standing | HostPhase::Stopping { .. } => None,
+            // Still turning on the spot: it has not moved, and stands where it is.
+            HostPhase::Starting { elapsed, .. } if elapsed < a.desc.start.turn_time => {
+                a.phase = HostPhase::Standing;
+                Some(Change::Stop)
+            }
             HostPhase::Moving | HostPhase::Starting { .. } => {
                 a.phase = HostPhase::Stopping {
                     elapsed: 0.0,
@@ -704,6 +709,48 @@ mod tests {
         }
         assert_eq!(a.phase, HostPhase::Standing);
         assert!((lag - 0.098).abs() < 0.002, "{lag}");
+    }
+
+    /// A stop ordered while the start still turns on the spot leaves the agent where it
+    /// stands, as the world predicts it (`turning_on_the_spot`); once the agent moves, the stop
+    /// slides on. Stopped from its target speed, a start 0.13 s in slid 0.39 m from a
+    /// standstill into a walker (tradeshow-1000, docs/ROBUSTNESS.md, session 29).
+    #[test]
+    fn a_start_stopped_while_turning_on_the_spot_stands_where_it_is() {
+        let stop = Order::Stop {
+            cause: crate::StopCause::InvalidMotion,
+        };
+        let dt = 1.0 / 30.0;
+        for (frames, slides) in [(1, false), (5, false), (7, true)] {
+            let mut a = walker();
+            a.rail = Some(Arc::new(
+                Rail::from_points(&[DVec2::ZERO, DVec2::new(10.0, 0.0)]).unwrap(),
+            ));
+            apply_order(&mut a, &Order::Start { speed: 1.4 }, false);
+            for _ in 0..frames {
+                advance(&mut a, dt, 0.0);
+            }
+            let elapsed = frames as f64 * dt;
+            let before = a.s;
+            assert_eq!(
+                crate::world::turning_on_the_spot(&a.desc, a.motion().phase),
+                elapsed < a.desc.start.turn_time
+            );
+            assert_eq!(apply_order(&mut a, &stop, false), Some(Change::Stop));
+            for _ in 0..30 {
+                advance(&mut a, dt, 0.0);
+            }
+            assert_eq!(a.phase, HostPhase::Standing);
+            assert_eq!(
+                a.s > before + 0.1,
+                slides,
+                "{frames} frames: {before} -> {}",
+                a.s
+            );
+            if !slides {
+                assert_eq!(a.s, 0.0);
+            }
+        }
     }
 
     fn destination_moved_to(end: DVec2) -> Order {
