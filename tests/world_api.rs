@@ -637,6 +637,67 @@ fn a_start_stopped_while_turning_on_the_spot_stands_where_it_is() {
     }
 }
 
+/// A clean stop far from its collision is not ordered when it would stand in the way of a walker
+/// crossing behind the agent too soon for that walker to stop: the agent goes on and decides
+/// again next frame. In tradeshow-1000 such a stop, 1.73 s before the agent's own collision,
+/// made the crossing walker's collision unavoidable, and it slid into the stopped agent
+/// (docs/ROBUSTNESS.md, session 29).
+#[test]
+fn a_far_stop_waits_while_it_would_stand_in_a_crossing_walkers_way() {
+    for crossing in [false, true] {
+        let mut world = world_on("open-field");
+        let key = walker(&mut world, v(10.0, 15.0), v(10.0, 5.0), 0.8);
+        // Standing on its way to go on the same way: waiting helps, the stop is clean.
+        let ahead = stander(&mut world, v(10.0, 13.0));
+        world
+            .set_rail(
+                ahead,
+                Rail::from_points(&[v(10.0, 13.0), v(10.0, 3.0)]).unwrap(),
+            )
+            .unwrap();
+        world.set_motion(ahead, Motion::standing(0.0)).unwrap();
+        if crossing {
+            // Passes behind the agent walking on; would meet it 0.2 s from now if it stopped.
+            walker(&mut world, v(9.2, 15.6), v(20.0, 15.6), 1.4);
+        }
+        let order = world.query(key).unwrap();
+        match order {
+            Order::Continue if crossing => {}
+            Order::Stop {
+                cause: StopCause::Collision(c),
+            } if !crossing => assert_eq!(c.collider, ahead),
+            other => panic!("crossing {crossing}: {other:?}"),
+        }
+    }
+}
+
+/// Nor is a slow-down: an agent that slowed for a walker crossing ahead of it, in the way of a
+/// walker crossing behind it, left that walker only an unavoidable stop (tradeshow-1000, 0.039
+/// deep; docs/ROBUSTNESS.md, session 29).
+#[test]
+fn a_slow_down_is_not_ordered_in_a_crossing_walkers_way() {
+    for crossing in [false, true] {
+        let mut world = world_on("open-field");
+        let key = walker(&mut world, v(10.0, 15.0), v(10.0, 5.0), 1.4);
+        // Crosses ahead: the agent walking on at 1.4 m/s meets it, at 0.8 m/s does not.
+        walker(&mut world, v(8.5, 13.0), v(20.0, 13.0), 1.4);
+        if crossing {
+            // Crosses just behind: its stop keeps clear of the agent walking on at 1.4 m/s,
+            // not of the agent slowed to 0.8 m/s.
+            walker(&mut world, v(9.2, 15.45), v(20.0, 15.45), 1.4);
+        }
+        let order = world.query(key).unwrap();
+        match order {
+            Order::ChangeSpeed { speed } if !crossing => assert_eq!(speed, 0.8),
+            Order::ChangeSpeed { speed } if crossing && speed < 1.4 => {
+                panic!("slowed to {speed} in the crossing walker's way")
+            }
+            _ if crossing => {}
+            other => panic!("crossing {crossing}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn a_standing_agent_with_a_clear_way_is_told_to_start_at_its_preferred_speed() {
     let mut world = world_on("open-field");

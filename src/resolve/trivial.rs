@@ -702,7 +702,10 @@ fn decide(
             } else {
                 0.0
             };
-            if sweep(plan_at(speed), inflation, candidates, samples).is_none() {
+            if sweep(plan_at(speed), inflation, candidates, samples).is_none()
+                && !(speed < motion.speed
+                    && slowing_traps_walker(world, key, rail, plan_at(speed), candidates, samples))
+            {
                 return Decision::with_collision(Order::ChangeSpeed { speed }, collision);
             }
         }
@@ -798,7 +801,13 @@ fn decide(
         // off than the stop and a reversal hold, the agent keeps going and decides again next
         // frame, when the way may have cleared (jittered tradeshow-300: such a stop from
         // 2.6 m/s, 2.5 s before the collision, slid 1.35 m into an agent at its goal).
-        if !stop_is_clear && collision.time > stop_time + config.reversal_hold {
+        // Nor does a clean stop that far off when it would stand in the way of a walker
+        // crossing behind too soon for that walker to stop (`slowing_traps_walker`).
+        let far = collision.time > stop_time + config.reversal_hold;
+        if far
+            && (!stop_is_clear
+                || slowing_traps_walker(world, key, rail, stop_plan_played, candidates, samples))
+        {
             let mut decision = Decision::with_collision(Order::Continue, collision);
             decision.searched_detour = searched_detour;
             return decision;
@@ -1297,6 +1306,78 @@ fn forces_reaction_behind(
         found = Some((other_key, hold_left));
     }
     found
+}
+
+/// Whether `key` slowing to `slower` (a slower speed, or a stop) on `rail` would put it in the
+/// way of a walker crossing behind it where that walker's own stop, as it would be played,
+/// could not keep clear of it, when that stop keeps clear of `key` going on as it is: an order
+/// safe for `key` that leaves the walker only an unavoidable stop. "Behind": the walker's
+/// detection sweep looks ahead at `key`, and `key`'s own sweeps look only ahead of it;
+/// "crossing": its direction is more than `follow_degrees` off `key`'s. In tradeshow-1000 an
+/// agent walking at 0.8 m/s stopped, clean, 1.73 s before its own collision, across the way of
+/// a walker crossing 0.52 m behind it, which met it 0.10 s later and slid into it; another
+/// agent slowed from 1.4 to 0.8 m/s in front of a walker 0.54 m off (docs/ROBUSTNESS.md,
+/// session 29). Walkers going `key`'s way are left to their follow rules: counting them held
+/// up the leaders of queues (though a follower closer than its stopping distance can still
+/// meet a leader that slows and then stops: kind 6 of that section).
+fn slowing_traps_walker(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    slower: MotionPlan,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let config = world.config();
+    let agent = &world.agents[key];
+    let position = agent.position();
+    let radius = agent.desc().radius;
+    // Walkers whose detection range (which holds their stopping distance) reaches where the
+    // agent can be over the horizon (its own range bounds that at a slower plan).
+    let reach = world.max_reach + agent.range + radius + 2.0 * config.margin;
+    let crossing_cos = config.follow_degrees.to_radians().cos();
+    candidates.clear();
+    world.grid.near(position, reach, candidates);
+    for &i in candidates.iter() {
+        let other_key = world.dense[i as usize];
+        let other = &world.agents[other_key];
+        if other_key == key || !other.plan.moves() {
+            continue;
+        }
+        // Its sweep looks ahead of it only; a walker going our way is left to its follow
+        // rules (counting those held up queues).
+        if (position - other.position()).dot(other.direction()) <= 0.0
+            || other.direction().dot(agent.direction()) >= crossing_cos
+        {
+            continue;
+        }
+        let (Some(other_rail), other_desc) = (other.rail(), other.desc()) else {
+            continue;
+        };
+        // Its best answer to the stop: a stop of its own, as it would be played.
+        let other_stop = match other.motion.phase {
+            Phase::Moving => stop_plan_even(other_desc, other.motion.s, other.motion.speed),
+            Phase::Starting { .. } if turning_on_the_spot(other_desc, other.motion.phase) => {
+                MotionPlan::standing(other.motion.s)
+            }
+            Phase::Starting { .. } => {
+                stop_plan_even(other_desc, other.motion.s, other.motion.speed)
+            }
+            Phase::Stopping { .. } | Phase::Standing => other.plan,
+        };
+        let mut trajectory = Trajectory::on_rail_at(other_rail, other_stop, other.position());
+        sample_agent(&mut trajectory, other_desc.radius, config.horizon, samples);
+        let radii = radius + other_desc.radius + 2.0 * config.margin;
+        let mut slowed = Trajectory::on_rail_at(rail, slower, position);
+        if sweep_pair(samples, &mut slowed, radii, f64::INFINITY).is_none() {
+            continue;
+        }
+        let mut now = agent.trajectory();
+        if sweep_pair(samples, &mut now, radii, f64::INFINITY).is_none() {
+            return true;
+        }
+    }
+    false
 }
 
 /// The agent's speeds that pass `keep`, closest to the preferred speed first (slower first on
