@@ -1365,9 +1365,18 @@ fn slowing_traps_walker(
             }
             Phase::Stopping { .. } | Phase::Standing => other.plan,
         };
+        let radii = radius + other_desc.radius + 2.0 * config.margin;
+        // Its stop stays within its stopping distance of where it is, and the agent within
+        // its range (which holds the horizon at its present speed, so at a slower one): most
+        // walkers are passed over here without sampling their stops (exact).
+        if beyond(
+            other.position() - position,
+            other_stop.transition_distance() + agent.range + radii,
+        ) {
+            continue;
+        }
         let mut trajectory = Trajectory::on_rail_at(other_rail, other_stop, other.position());
         sample_agent(&mut trajectory, other_desc.radius, config.horizon, samples);
-        let radii = radius + other_desc.radius + 2.0 * config.margin;
         let mut slowed = Trajectory::on_rail_at(rail, slower, position);
         if sweep_pair(samples, &mut slowed, radii, f64::INFINITY).is_none() {
             continue;
