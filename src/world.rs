@@ -732,6 +732,18 @@ pub(crate) fn turning_on_the_spot(desc: &AgentDesc, phase: Phase) -> bool {
     matches!(phase, Phase::Starting { elapsed } if elapsed < desc.start.turn_time)
 }
 
+/// The stop an agent reporting `motion` would play if told to stop now: none while it stands or
+/// still turns on the spot ([`turning_on_the_spot`]), the rest of a stop under way, else a stop
+/// from its speed at even deceleration, as the built-in host plays it ([`stop_plan_even`]).
+pub(crate) fn stop_as_played(desc: &AgentDesc, motion: &Motion) -> MotionPlan {
+    match motion.phase {
+        Phase::Standing => MotionPlan::standing(motion.s),
+        Phase::Stopping { .. } => plan_of(desc, motion),
+        phase if turning_on_the_spot(desc, phase) => MotionPlan::standing(motion.s),
+        Phase::Moving | Phase::Starting { .. } => stop_plan_even(desc, motion.s, motion.speed),
+    }
+}
+
 /// The predicted motion of a start toward `speed`, `elapsed` seconds into the transition.
 pub(crate) fn start_plan(desc: &AgentDesc, s: f64, speed: f64, elapsed: f64) -> MotionPlan {
     let st = &desc.start;

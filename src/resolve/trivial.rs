@@ -17,7 +17,7 @@ use crate::detect::{
 use crate::geometry::left_normal;
 use crate::rail::Rail;
 use crate::world::{
-    plan_of, start_plan, stop_plan, stop_plan_even, turning_on_the_spot, AgentKey, Phase,
+    plan_of, start_plan, stop_as_played, stop_plan, turning_on_the_spot, AgentKey, Phase,
     SpeedStep, World, WorldError, SPEED_TOLERANCE,
 };
 
@@ -716,11 +716,7 @@ fn decide(
         // velocity, which lags it (`stop_plan_even`); an agent still turning on the spot stops
         // where it stands.
         let turning = turning_on_the_spot(desc, motion.phase);
-        let stop_plan_played = if turning {
-            MotionPlan::standing(motion.s)
-        } else {
-            stop_plan_even(desc, motion.s, motion.speed)
-        };
+        let stop_plan_played = stop_as_played(desc, &motion);
         let stop_is_clear = sweep(stop_plan_played, 0.0, candidates, samples).is_none();
         // Waiting does not help against an agent that stands with nowhere to go, or one coming
         // straight at us (chapter 22.4): bend first. Otherwise (a crossing, or an agent that
@@ -1262,17 +1258,9 @@ fn forces_reaction_behind(
         + world.max_radius
         + radius
         + 2.0 * config.margin;
-    candidates.clear();
-    world.grid.near(position, reach, candidates);
     let mut found: Option<(AgentKey, f64)> = None;
-    for &i in candidates.iter() {
-        let other_key = world.dense[i as usize];
-        let other = &world.agents[other_key];
-        if other_key == key || !other.plan.moves() || found.is_some_and(|(k, _)| k <= other_key) {
-            continue;
-        }
-        // Its sweep looks ahead of it only.
-        if (position - other.position()).dot(other.direction()) <= 0.0 {
+    for (other_key, other) in walkers_behind(world, key, reach, candidates) {
+        if found.is_some_and(|(k, _)| k <= other_key) {
             continue;
         }
         let other_plan = other.plan;
@@ -1308,6 +1296,28 @@ fn forces_reaction_behind(
     found
 }
 
+/// The agents the broad phase lists within `reach` metres of `key` that move and are behind it:
+/// their detection sweeps look ahead at `key` (ahead of them only), while `key`'s own sweeps
+/// look only ahead of it. In the grid's order; `candidates` holds the listing.
+fn walkers_behind<'w>(
+    world: &'w World,
+    key: AgentKey,
+    reach: f64,
+    candidates: &'w mut Vec<u32>,
+) -> impl Iterator<Item = (AgentKey, &'w crate::world::Agent)> + 'w {
+    let position = world.agents[key].position();
+    candidates.clear();
+    world.grid.near(position, reach, candidates);
+    candidates.iter().filter_map(move |&i| {
+        let other_key = world.dense[i as usize];
+        let other = &world.agents[other_key];
+        let behind = other_key != key
+            && other.plan.moves()
+            && (position - other.position()).dot(other.direction()) > 0.0;
+        behind.then_some((other_key, other))
+    })
+}
+
 /// Whether `key` slowing to `slower` (a slower speed, or a stop) on `rail` would put it in the
 /// way of a walker crossing behind it where that walker's own stop, as it would be played,
 /// could not keep clear of it, when that stop keeps clear of `key` going on as it is: an order
@@ -1336,35 +1346,16 @@ fn slowing_traps_walker(
     // agent can be over the horizon (its own range bounds that at a slower plan).
     let reach = world.max_reach + agent.range + radius + 2.0 * config.margin;
     let crossing_cos = config.follow_degrees.to_radians().cos();
-    candidates.clear();
-    world.grid.near(position, reach, candidates);
-    for &i in candidates.iter() {
-        let other_key = world.dense[i as usize];
-        let other = &world.agents[other_key];
-        if other_key == key || !other.plan.moves() {
-            continue;
-        }
-        // Its sweep looks ahead of it only; a walker going our way is left to its follow
-        // rules (counting those held up queues).
-        if (position - other.position()).dot(other.direction()) <= 0.0
-            || other.direction().dot(agent.direction()) >= crossing_cos
-        {
+    for (_, other) in walkers_behind(world, key, reach, candidates) {
+        // A walker going our way is left to its follow rules (counting those held up queues).
+        if other.direction().dot(agent.direction()) >= crossing_cos {
             continue;
         }
         let (Some(other_rail), other_desc) = (other.rail(), other.desc()) else {
             continue;
         };
         // Its best answer to the stop: a stop of its own, as it would be played.
-        let other_stop = match other.motion.phase {
-            Phase::Moving => stop_plan_even(other_desc, other.motion.s, other.motion.speed),
-            Phase::Starting { .. } if turning_on_the_spot(other_desc, other.motion.phase) => {
-                MotionPlan::standing(other.motion.s)
-            }
-            Phase::Starting { .. } => {
-                stop_plan_even(other_desc, other.motion.s, other.motion.speed)
-            }
-            Phase::Stopping { .. } | Phase::Standing => other.plan,
-        };
+        let other_stop = stop_as_played(other_desc, &other.motion);
         let radii = radius + other_desc.radius + 2.0 * config.margin;
         // Its stop stays within its stopping distance of where it is, and the agent within
         // its range (which holds the horizon at its present speed, so at a slower one): most
@@ -2009,7 +2000,12 @@ mod minimising_bend_tests {
             minimising += 1;
             let stop = Sweep {
                 colliders: Colliders::Standing,
-                ..Sweep::ahead(key, &rail, stop_plan_even(&desc, 0.0, plan.speed), 0.0)
+                ..Sweep::ahead(
+                    key,
+                    &rail,
+                    crate::world::stop_plan_even(&desc, 0.0, plan.speed),
+                    0.0,
+                )
             };
             let hit = detect(&world, &stop, &mut candidates, &mut samples);
             assert!(hit.is_none(), "a minimising bend whose stop meets {hit:?}");
