@@ -698,6 +698,28 @@ fn a_slow_down_is_not_ordered_in_a_crossing_walkers_way() {
     }
 }
 
+/// Nor a slow-down that shortens the agent's stop below what a follower's stop can fit behind:
+/// a leader that slowed from 1.4 to 0.8 m/s and stopped a frame later had a follower 0.19 m
+/// behind it at 1.4 m/s slide into it (tradeshow-300 with the ask-way patience;
+/// docs/ROBUSTNESS.md, session 30). A follower far enough back leaves the slow-down free.
+#[test]
+fn a_slow_down_leaves_a_close_follower_room_to_stop() {
+    // The gap between the discs (radius 0.4): stops from 1.4 and 0.8 m/s are 0.39 and 0.13 m.
+    for (gap, slows) in [(None, true), (Some(0.15), false), (Some(0.4), true)] {
+        let mut world = world_on("open-field");
+        let key = walker(&mut world, v(10.0, 15.0), v(10.0, 5.0), 1.4);
+        // Crosses ahead: the agent walking on at 1.4 m/s meets it, at 0.8 m/s does not.
+        walker(&mut world, v(8.5, 13.0), v(20.0, 13.0), 1.4);
+        if let Some(gap) = gap {
+            let y = 15.0 + 0.8 + gap;
+            walker(&mut world, v(10.0, y), v(10.0, 5.0), 1.4);
+        }
+        let order = world.query(key).unwrap();
+        let slowed = matches!(order, Order::ChangeSpeed { speed } if speed < 1.4);
+        assert_eq!(slowed, slows, "follower gap {gap:?}: {order:?}");
+    }
+}
+
 #[test]
 fn a_standing_agent_with_a_clear_way_is_told_to_start_at_its_preferred_speed() {
     let mut world = world_on("open-field");

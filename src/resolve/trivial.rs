@@ -17,7 +17,7 @@ use crate::detect::{
 use crate::geometry::left_normal;
 use crate::rail::Rail;
 use crate::world::{
-    plan_of, start_plan, stop_as_played, stop_plan, turning_on_the_spot, AgentKey, Phase,
+    plan_of, start_plan, stop_as_played, stop_plan, turning_on_the_spot, AgentKey, Motion, Phase,
     SpeedStep, World, WorldError, SPEED_TOLERANCE,
 };
 
@@ -702,9 +702,21 @@ fn decide(
             } else {
                 0.0
             };
+            // A slower speed must leave a walker behind room to stop: for one crossing, the
+            // agent going on slowed; for any, the agent stopping from the slower speed a
+            // frame later (a leader that slowed and then stopped had a follower, 0.19 m
+            // behind at 1.4 m/s, slide into it: its stop from 0.8 m/s is 0.23 m shorter).
             if sweep(plan_at(speed), inflation, candidates, samples).is_none()
                 && !(speed < motion.speed
-                    && slowing_traps_walker(world, key, rail, plan_at(speed), candidates, samples))
+                    && slowing_traps_walker(
+                        world,
+                        key,
+                        rail,
+                        plan_at(speed),
+                        Some(stop_as_played(desc, &Motion { speed, ..motion })),
+                        candidates,
+                        samples,
+                    ))
             {
                 return Decision::with_collision(Order::ChangeSpeed { speed }, collision);
             }
@@ -802,7 +814,15 @@ fn decide(
         let far = collision.time > stop_time + config.reversal_hold;
         if far
             && (!stop_is_clear
-                || slowing_traps_walker(world, key, rail, stop_plan_played, candidates, samples))
+                || slowing_traps_walker(
+                    world,
+                    key,
+                    rail,
+                    stop_plan_played,
+                    None,
+                    candidates,
+                    samples,
+                ))
         {
             let mut decision = Decision::with_collision(Order::Continue, collision);
             decision.searched_detour = searched_detour;
@@ -1318,63 +1338,89 @@ fn walkers_behind<'w>(
     })
 }
 
-/// Whether `key` slowing to `slower` (a slower speed, or a stop) on `rail` would put it in the
-/// way of a walker crossing behind it where that walker's own stop, as it would be played,
-/// could not keep clear of it, when that stop keeps clear of `key` going on as it is: an order
-/// safe for `key` that leaves the walker only an unavoidable stop. "Behind": the walker's
-/// detection sweep looks ahead at `key`, and `key`'s own sweeps look only ahead of it;
-/// "crossing": its direction is more than `follow_degrees` off `key`'s. In tradeshow-1000 an
-/// agent walking at 0.8 m/s stopped, clean, 1.73 s before its own collision, across the way of
-/// a walker crossing 0.52 m behind it, which met it 0.10 s later and slid into it; another
-/// agent slowed from 1.4 to 0.8 m/s in front of a walker 0.54 m off (docs/ROBUSTNESS.md,
-/// session 29). Walkers going `key`'s way are left to their follow rules: counting them held
-/// up the leaders of queues (though a follower closer than its stopping distance can still
-/// meet a leader that slows and then stops: kind 6 of that section).
+/// Whether `key` slowing to `slower` (a slower speed, or a stop) on `rail` would leave a walker
+/// behind it only an unavoidable stop: that walker's own stop, as it would be played, keeps
+/// clear of `key` going on as it is, or stopping now, but not of `key` slowed. "Behind": the
+/// walker's detection sweep looks ahead at `key`, and `key`'s own sweeps look only ahead of it.
+/// Two ways to be trapped:
+/// - a walker crossing behind (its direction more than `follow_degrees` off `key`'s) meets
+///   `key` going on at the slower plan but not going on as it is. In tradeshow-1000 an agent
+///   walking at 0.8 m/s stopped, clean, 1.73 s before its own collision, across the way of a
+///   walker crossing 0.52 m behind it, which met it 0.10 s later and slid into it; another
+///   agent slowed from 1.4 to 0.8 m/s in front of a walker 0.54 m off (docs/ROBUSTNESS.md,
+///   session 29). Walkers going `key`'s way are left to their follow rules here: counting them
+///   held up the leaders of queues.
+/// - with `then_stop` (a slow-down: `key`'s stop from the slower speed), any walker behind
+///   meets `key` stopping from the slower speed but not `key` stopping now: the slower speed
+///   shortens the stop that the walker's own must fit behind. In tradeshow-300 with the
+///   ask-way patience, a leader slowed from 1.4 to 0.8 m/s with a follower 0.19 m behind at
+///   1.4 m/s and stopped a frame later; the follower's stop was 0.23 m longer than the
+///   leader's and it slid into it (docs/ROBUSTNESS.md, session 30).
 fn slowing_traps_walker(
     world: &World,
     key: AgentKey,
     rail: &Rail,
     slower: MotionPlan,
+    then_stop: Option<MotionPlan>,
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
 ) -> bool {
     let config = world.config();
     let agent = &world.agents[key];
     let position = agent.position();
-    let radius = agent.desc().radius;
+    let desc = agent.desc();
+    let radius = desc.radius;
     // Walkers whose detection range (which holds their stopping distance) reaches where the
     // agent can be over the horizon (its own range bounds that at a slower plan).
     let reach = world.max_reach + agent.range + radius + 2.0 * config.margin;
     let crossing_cos = config.follow_degrees.to_radians().cos();
+    let meets = |samples: &[SweepSample], plan: MotionPlan, radii: f64| {
+        let mut moved = Trajectory::on_rail_at(rail, plan, position);
+        sweep_pair(samples, &mut moved, radii, f64::INFINITY).is_some()
+    };
+    // Only a stop shorter than the agent's stop now can trap a walker that the stop now
+    // leaves room for.
+    let stop_now = stop_as_played(desc, &agent.motion);
+    let then_stop = then_stop.filter(|t| t.transition_distance() < stop_now.transition_distance());
     for (_, other) in walkers_behind(world, key, reach, candidates) {
-        // A walker going our way is left to its follow rules (counting those held up queues).
-        if other.direction().dot(agent.direction()) >= crossing_cos {
+        let crossing = other.direction().dot(agent.direction()) < crossing_cos;
+        if !crossing && then_stop.is_none() {
             continue;
         }
         let (Some(other_rail), other_desc) = (other.rail(), other.desc()) else {
             continue;
         };
-        // Its best answer to the stop: a stop of its own, as it would be played.
+        // Its best answer to the slowing: a stop of its own, as it would be played.
         let other_stop = stop_as_played(other_desc, &other.motion);
         let radii = radius + other_desc.radius + 2.0 * config.margin;
         // Its stop stays within its stopping distance of where it is, and the agent within
-        // its range (which holds the horizon at its present speed, so at a slower one): most
-        // walkers are passed over here without sampling their stops (exact).
+        // its range (which holds the horizon at its present speed, so at a slower one), or,
+        // for a walker going its way, within the stop from the slower speed: most walkers
+        // are passed over here without sampling their stops (exact).
+        let agent_reach = if crossing {
+            agent.range
+        } else {
+            then_stop.map_or(0.0, |t| t.transition_distance())
+        };
         if beyond(
             other.position() - position,
-            other_stop.transition_distance() + agent.range + radii,
+            other_stop.transition_distance() + agent_reach + radii,
         ) {
             continue;
         }
         let mut trajectory = Trajectory::on_rail_at(other_rail, other_stop, other.position());
         sample_agent(&mut trajectory, other_desc.radius, config.horizon, samples);
-        let mut slowed = Trajectory::on_rail_at(rail, slower, position);
-        if sweep_pair(samples, &mut slowed, radii, f64::INFINITY).is_none() {
-            continue;
+        if crossing && meets(samples, slower, radii) {
+            let mut now = agent.trajectory();
+            if sweep_pair(samples, &mut now, radii, f64::INFINITY).is_none() {
+                return true;
+            }
         }
-        let mut now = agent.trajectory();
-        if sweep_pair(samples, &mut now, radii, f64::INFINITY).is_none() {
-            return true;
+        if let Some(then_stop) = then_stop {
+            let touching = radius + other_desc.radius;
+            if meets(samples, then_stop, touching) && !meets(samples, stop_now, touching) {
+                return true;
+            }
         }
     }
     false
