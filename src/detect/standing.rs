@@ -8,8 +8,9 @@
 //! the bend met it one frame later, when the samples had moved, and was stopped again (a flip;
 //! tradeshow-300, agents 262 and 77: one sweep of the same rail against the same standing agent
 //! gave an overlap of 0.0002 of the radii at 1.4 m/s and 0.029 at 0.8 m/s; docs/ROBUSTNESS.md,
-//! session 24). Here each step that can come near the collider is cut at the points of a grid fixed on
-//! the rail (every [`GRID_FRACTION`] of the radii of arclength), the same points every frame.
+//! session 24). Here each step that can come near the collider is followed along the chords
+//! between the points of a grid fixed on the rail (every [`GRID_FRACTION`] of the radii of
+//! arclength), the same chords every frame whatever the samples (`GridChords`, session 30).
 
 use glam::DVec2;
 
@@ -38,54 +39,71 @@ fn stray(p: &SweepSample, q: &SweepSample) -> f64 {
     0.5 * (length * length - chord * chord).max(0.0).sqrt() + 2.0 * POSITION_ERROR
 }
 
-/// Visit the chords of step `p → q` on the grid (arclength and position of each chord's two
-/// ends), in order, while `visit` returns `true`; whether it always did. The chords run from
-/// grid point to grid point (`i × grid`), from the last one at or before `p` to the first one
-/// at or after `q`, so that the path they follow is the same whatever the samples: a step's
-/// first and last chords overlap its neighbours'. No chord starts before `start`, the sweep's
-/// first sample (where the agent is): the first chord starts there. Cut at the samples instead, the chords strayed by up to
-/// half a millimetre more or less from frame to frame, and a start that grazed an agent at its
-/// goal by that much was stopped a frame or two later and started again, 322 times
-/// (tradeshow-300 with its starts jittered; docs/ROBUSTNESS.md, session 30).
-/// A step on one straight segment of the rail is its own chord, wherever the samples fall:
-/// it is visited whole (most steps of a rail of lines and corners; the grid's points were
-/// most of this sweep's cost on a crowd of 1,000, docs/PERFORMANCE.md).
-fn grid_chords(
-    p: &SweepSample,
-    q: &SweepSample,
-    start: &SweepSample,
-    cursor: &mut RailCursor<'_>,
-    first_cursor: &mut RailCursor<'_>,
+/// The chords a sweep follows along its rail: from grid point to grid point (`i × grid`), so
+/// that the path they follow is the same whatever the samples. Cut at the samples instead, the
+/// chords strayed by up to half a millimetre more or less from frame to frame, and a start
+/// that grazed an agent at its goal by that much was stopped a frame or two later and started
+/// again, 322 times (tradeshow-300 with its starts jittered; docs/ROBUSTNESS.md, session 30).
+struct GridChords<'r> {
+    /// The sweep's first sample, where the agent is: no chord starts before it.
+    start: SweepSample,
+    /// Grid spacing, metres of arclength.
     grid: f64,
-    mut visit: impl FnMut(f64, DVec2, f64, DVec2) -> bool,
-) -> bool {
-    let rail = cursor.rail();
-    // A step standing still (turning on the spot) is the point where it stands, and a step on
-    // one straight segment its own chord.
-    if q.s <= p.s || rail.is_line_between(p.s, q.s) {
-        return visit(p.s, p.position, q.s, q.position);
+    /// Looks up the chords' ends.
+    ends: RailCursor<'r>,
+    /// Looks up the chords' first points, which increase from step to step as their ends do
+    /// (a cursor sent back searches the whole rail).
+    firsts: RailCursor<'r>,
+}
+
+impl<'r> GridChords<'r> {
+    fn new(rail: &'r Rail, start: SweepSample, grid: f64) -> Self {
+        GridChords {
+            start,
+            grid,
+            ends: rail.cursor(),
+            firsts: rail.cursor(),
+        }
     }
-    let length = rail.length();
-    let mut i = (p.s / grid).floor();
-    let g = i * grid;
-    let (mut sa, mut a) = if g <= start.s {
-        (start.s, start.position)
-    } else {
-        // Looked up by a cursor of its own: the chords' first points increase from step to
-        // step, as their other points do, and a cursor going back searches the whole rail.
-        (g, first_cursor.position(g))
-    };
-    loop {
-        i += 1.0;
-        let g = (i * grid).min(length);
-        let b = cursor.position(g);
-        if !visit(sa, a, g, b) {
-            return false;
+
+    /// Visit the chords of step `p → q` (arclength and position of each chord's two ends), in
+    /// order, while `visit` returns `true`; whether it always did. They run from the last grid
+    /// point at or before `p` (or the sweep's start) to the first at or after `q`: a step's
+    /// first and last chords are its neighbours' too. A step standing still (turning on the
+    /// spot) is the point where it stands, and a step on one straight segment of the rail is
+    /// its own chord, wherever the samples fall: it is visited whole (most steps of a rail of
+    /// lines and corners; the grid's points were most of this sweep's cost on a crowd of
+    /// 1,000, docs/PERFORMANCE.md).
+    fn step(
+        &mut self,
+        p: &SweepSample,
+        q: &SweepSample,
+        mut visit: impl FnMut(f64, DVec2, f64, DVec2) -> bool,
+    ) -> bool {
+        let rail = self.ends.rail();
+        if q.s <= p.s || rail.is_line_between(p.s, q.s) {
+            return visit(p.s, p.position, q.s, q.position);
         }
-        if g >= q.s || g >= length {
-            return true;
+        let length = rail.length();
+        let mut i = (p.s / self.grid).floor();
+        let g = i * self.grid;
+        let (mut sa, mut a) = if g <= self.start.s {
+            (self.start.s, self.start.position)
+        } else {
+            (g, self.firsts.position(g))
+        };
+        loop {
+            i += 1.0;
+            let g = (i * self.grid).min(length);
+            let b = self.ends.position(g);
+            if !visit(sa, a, g, b) {
+                return false;
+            }
+            if g >= q.s || g >= length {
+                return true;
+            }
+            (sa, a) = (g, b);
         }
-        (sa, a) = (g, b);
     }
 }
 
@@ -105,7 +123,7 @@ pub fn sweep_standing(
         return None;
     }
     let grid = (radii * GRID_FRACTION).max(1e-3);
-    let (mut cursor, mut first_cursor) = (rail.cursor(), rail.cursor());
+    let mut chords = GridChords::new(rail, samples[0], grid);
     for (k, pair) in samples.windows(2).enumerate() {
         let (p, q) = (pair[0], pair[1]);
         if p.t > cutoff {
@@ -118,14 +136,8 @@ pub fn sweep_standing(
             continue;
         }
         let mut hit = None;
-        grid_chords(
-            &p,
-            &q,
-            &samples[0],
-            &mut cursor,
-            &mut first_cursor,
-            grid,
-            |sa, a, sb, b| match first_contact(a, b - a, point, DVec2::ZERO, radii) {
+        chords.step(&p, &q, |sa, a, sb, b| {
+            match first_contact(a, b - a, point, DVec2::ZERO, radii) {
                 Contact::At(u) => {
                     let s = sa + (sb - sa) * u;
                     // Past this step (its last chord reaches the next grid point): the next
@@ -136,8 +148,8 @@ pub fn sweep_standing(
                     false
                 }
                 Contact::None => true,
-            },
-        );
+            }
+        });
         let Some((s, at)) = hit else {
             continue;
         };
@@ -176,32 +188,24 @@ fn closest_after(
     point: DVec2,
     grid: f64,
 ) -> f64 {
-    let (mut cursor, mut first_cursor) = (rail.cursor(), rail.cursor());
+    let mut chords = GridChords::new(rail, samples[0], grid);
     let mut best = at.distance(point);
     for pair in samples[k..].windows(2) {
         let (p, q) = (pair[0], pair[1]);
-        let shrinking = grid_chords(
-            &p,
-            &q,
-            &samples[0],
-            &mut cursor,
-            &mut first_cursor,
-            grid,
-            |sa, a, sb, b| {
-                if sb <= s {
-                    return true;
-                }
-                let a = if sa < s { at } else { a };
-                let (nearest, _) = closest_on_segment(point, a, b);
-                let d = nearest.distance(point);
-                // The chord comes no nearer than before: the distance has begun to grow.
-                if d >= best {
-                    return false;
-                }
-                best = best.min(d);
-                true
-            },
-        );
+        let shrinking = chords.step(&p, &q, |sa, a, sb, b| {
+            if sb <= s {
+                return true;
+            }
+            let a = if sa < s { at } else { a };
+            let (nearest, _) = closest_on_segment(point, a, b);
+            let d = nearest.distance(point);
+            // The chord comes no nearer than before: the distance has begun to grow.
+            if d >= best {
+                return false;
+            }
+            best = best.min(d);
+            true
+        });
         if !shrinking {
             break;
         }
