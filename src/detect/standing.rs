@@ -129,8 +129,10 @@ pub fn sweep_standing(
         if p.t > cutoff {
             break;
         }
-        // Steps whose curve cannot come within the radii are passed over: most of them.
-        let reach = radii + stray(&p, &q);
+        // Steps whose chords cannot come within the radii are passed over: most of them. The
+        // chords lie on the curve up to a grid point either side of the step, within `grid`
+        // of the step's own curve, which lies within its stray of the samples' chord.
+        let reach = radii + stray(&p, &q) + grid;
         let (nearest, _) = closest_on_segment(point, p.position, q.position);
         if nearest.distance_squared(point) > reach * reach {
             continue;

@@ -1378,8 +1378,10 @@ fn slowing_traps_walker(
         let mut moved = Trajectory::on_rail_at(rail, plan, position);
         sweep_pair(samples, &mut moved, radii, f64::INFINITY).is_some()
     };
-    // Only a stop shorter than the agent's stop now can trap a walker that the stop now
-    // leaves room for.
+    // A stop from the slower speed that is no shorter than the stop now is not counted: with
+    // gaits whose stops grow with their speed (`Gait::from_speed`), the slower speed's stop is
+    // behind the stop now at every moment, and leaves a walker behind less room only when it
+    // ends nearer.
     let stop_now = stop_as_played(desc, &agent.motion);
     let then_stop = then_stop.filter(|t| t.transition_distance() < stop_now.transition_distance());
     for (_, other) in walkers_behind(world, key, reach, candidates) {
