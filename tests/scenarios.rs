@@ -16,7 +16,8 @@ use sidestep::{Order, RerouteReason, Scenario, Simulation, StopCause};
 /// in session 11 (297 of 300), and fell to 283 with session 12's start and door rules.
 /// `doorway-crowd` left this list in session 12: 20 of 20 (18 before; jittered, 426 of 480,
 /// 383 before). `tradeshow-300-jittered` joined in session 30 (293 of 300 by the end, 300 by
-/// 150 s before: a slow crowd, its waits broken, seven agents late), when a slow-down began to
+/// 150 s before: a slow crowd, its waits broken, seven agents late; 290 with the room to stop
+/// that came after), when a slow-down began to
 /// leave a follower room to stop and the sweep against a standing agent began to follow fixed
 /// chords; over the crowds with jittered starts the arrivals did not fall: tradeshow-300 3,591
 /// → 3,599 of 3,600 (12 runs) and 7,135 → 7,152 of 7,200 (seeds 12–35), random crowds of 20,

@@ -720,6 +720,33 @@ fn a_slow_down_leaves_a_close_follower_room_to_stop() {
     }
 }
 
+/// A walker keeps room to stop behind a walker ahead that would stop now: a fast walker whose
+/// way a slower one is just leaving (clear if both go on) slows down while that one's stop
+/// would stand in its stopping distance. An agent at 2.6 m/s closing on a walker at 1.4 m/s on
+/// a converging rail slid 0.115 m into it when it stopped (tradeshow-300 with its starts
+/// jittered; docs/ROBUSTNESS.md, session 30). Further ahead, the same walker leaves it be.
+#[test]
+fn a_fast_walker_keeps_room_to_stop_behind_a_walker_that_may_stop() {
+    for (ahead, slows) in [(1.6, true), (2.6, false)] {
+        let mut world = world_on("open-field");
+        let fast = AgentDesc::with_speeds(0.4, &[0.8, 1.4, 2.6], 2.6);
+        let key = walker_with(&mut world, fast, v(10.0, 15.0), v(25.0, 15.0), 2.6);
+        // Leaving the way northward: going on, it is clear of the fast walker.
+        walker(
+            &mut world,
+            v(10.0 + ahead, 15.2),
+            v(10.0 + ahead, 25.0),
+            1.4,
+        );
+        let order = world.query(key).unwrap();
+        let slowed = matches!(order, Order::ChangeSpeed { speed } if speed < 2.6);
+        assert_eq!(slowed, slows, "{ahead} m ahead: {order:?}");
+        if !slows {
+            assert_eq!(order, Order::Continue);
+        }
+    }
+}
+
 #[test]
 fn a_standing_agent_with_a_clear_way_is_told_to_start_at_its_preferred_speed() {
     let mut world = world_on("open-field");

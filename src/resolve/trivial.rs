@@ -171,7 +171,9 @@ impl World {
     ///    if an agent blocks the way for good, break a deadlock (a cycle of agents waiting on
     ///    each other for [`AvoidanceConfig::deadlock_time`](crate::AvoidanceConfig)) by sending
     ///    one to a yield spot, or bend the rail around the blocker; else wait;
-    /// 4. a moving agent: sweep at the current speed;
+    /// 4. a moving agent: a slower speed if its stop would meet the stop of a walker ahead
+    ///    that stops shorter, were both to stop now (room to stop); else sweep at the current
+    ///    speed;
     /// 5. on a collision: keep a speed-up younger than the reversal hold while the collision
     ///    is further off than the rest of the hold and the stopping time; else, for a
     ///    speed-up or start younger than the hold, a bend clear at its speed; else the
@@ -561,6 +563,11 @@ fn decide(
         }
         Phase::Standing => return decide_standing(world, key, rail, candidates, samples),
         Phase::Moving | Phase::Starting { .. } => {}
+    }
+    // Room to stop behind the walkers ahead, were they to stop now: else a slower speed that
+    // leaves it, whatever the hold of the last order (`room_to_stop`).
+    if let Some(speed) = room_to_stop(world, key, rail, candidates, samples) {
+        return Decision::new(Order::ChangeSpeed { speed });
     }
     let plan_at = |speed: f64| match motion.phase {
         Phase::Starting { elapsed } => start_plan(desc, motion.s, speed, elapsed),
@@ -1426,6 +1433,100 @@ fn slowing_traps_walker(
         }
     }
     false
+}
+
+/// A slower speed for moving agent `key` when its stop, as it would be played now, meets the
+/// stop of a walker ahead with a shorter stop, as that walker would play it if it stopped now
+/// (the discs touching): the fastest slower speed whose stop keeps clear of every such walker,
+/// or the slowest. `None` when the stop now keeps clear, or no slower speed is left. The
+/// detection sweep predicts walkers going on, and a speed-up holds while its collision leaves
+/// time; a walker ahead that stops then leaves only an unavoidable stop, the longer for the
+/// faster speed. In tradeshow-300 (its starts jittered, seed 9, with the sweep's chords fixed
+/// on the rail alone) an agent sped up from 0.8 to 2.6 m/s for its own collision and closed on
+/// a walker at 1.4 m/s on a converging rail; the walker stopped half a second later, and the
+/// agent's stop, 1.35 m from 2.6 m/s, slid 0.115 m into it (docs/ROBUSTNESS.md, session 30).
+/// Walkers with stops as long as the agent's are passed over: behind one at the same speed
+/// both stops are alike, and queues keep their spacing.
+fn room_to_stop(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> Option<f64> {
+    let agent = &world.agents[key];
+    let motion = agent.motion;
+    if motion.phase != Phase::Moving {
+        return None;
+    }
+    let position = agent.position();
+    let direction = agent.direction();
+    let desc = agent.desc();
+    let stop_now = stop_as_played(desc, &motion);
+    let own_stop = stop_now.transition_distance();
+    // Within the agent's stop and any walker's range (which holds its stopping distance).
+    let reach = own_stop + world.max_reach + desc.radius;
+    candidates.clear();
+    world.grid.near(position, reach, candidates);
+    let mut slowest_clear = f64::INFINITY;
+    let mut trapped = false;
+    for &i in candidates.iter() {
+        let other_key = world.dense[i as usize];
+        let other = &world.agents[other_key];
+        if other_key == key
+            || !matches!(other.motion.phase, Phase::Moving | Phase::Starting { .. })
+            || (other.position() - position).dot(direction) <= 0.0
+        {
+            continue;
+        }
+        let (Some(other_rail), other_desc) = (other.rail(), other.desc()) else {
+            continue;
+        };
+        let other_stop = stop_as_played(other_desc, &other.motion);
+        if other_stop.transition_distance() >= own_stop {
+            continue;
+        }
+        let touching = desc.radius + other_desc.radius;
+        if beyond(
+            other.position() - position,
+            other_stop.transition_distance() + own_stop + touching,
+        ) {
+            continue;
+        }
+        let duration = stop_now
+            .transition_time
+            .max(other_stop.still + other_stop.transition_time);
+        let mut trajectory = Trajectory::on_rail_at(other_rail, other_stop, other.position());
+        sample_agent(&mut trajectory, other_desc.radius, duration, samples);
+        let meets = |speed: f64, samples: &[SweepSample]| {
+            let stop = stop_as_played(desc, &Motion { speed, ..motion });
+            let mut moved = Trajectory::on_rail_at(rail, stop, position);
+            sweep_pair(samples, &mut moved, touching, f64::INFINITY).is_some()
+        };
+        if !meets(motion.speed, samples) {
+            continue;
+        }
+        trapped = true;
+        // The fastest slower speed that keeps clear of this walker's stop.
+        let clear = speeds_by_preference(desc, |v| v < motion.speed - SPEED_TOLERANCE)
+            .filter(|&v| !meets(v, samples))
+            .fold(f64::NEG_INFINITY, f64::max);
+        slowest_clear = slowest_clear.min(clear);
+    }
+    if !trapped {
+        return None;
+    }
+    let slowest = desc
+        .gaits
+        .iter()
+        .map(|g| g.speed)
+        .fold(f64::INFINITY, f64::min);
+    let speed = if slowest_clear.is_finite() {
+        slowest_clear
+    } else {
+        slowest
+    };
+    (speed < motion.speed - SPEED_TOLERANCE).then_some(speed)
 }
 
 /// The agent's speeds that pass `keep`, closest to the preferred speed first (slower first on
