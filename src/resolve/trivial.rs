@@ -1464,8 +1464,10 @@ fn room_to_stop(
     let desc = agent.desc();
     let stop_now = stop_as_played(desc, &motion);
     let own_stop = stop_now.transition_distance();
-    // Within the agent's stop and any walker's range (which holds its stopping distance).
-    let reach = own_stop + world.max_reach + desc.radius;
+    // Only walkers whose stops are shorter than the agent's count, so within twice its stop
+    // and both radii: a far smaller square than the detection's (this runs for every walker
+    // every frame).
+    let reach = 2.0 * own_stop + desc.radius + world.max_radius;
     candidates.clear();
     world.grid.near(position, reach, candidates);
     let mut slowest_clear = f64::INFINITY;
