@@ -61,7 +61,8 @@ const FLIPPING: [&str; 3] = [
 /// Crowds where every agent arrives, but the mean travel time ratio is above 1.5 (see their
 /// snapshots): a door or a corridor lets them through a few at a time. `corridor-two-way`: with
 /// starts toward agents standing far ahead (session 7) its streams no longer end in a standoff
-/// in jittered runs (16 → 246 of 256 arrivals, docs/ROBUSTNESS.md), but take a long time.
+/// in jittered runs (16 → 246 of 256 arrivals, docs/ROBUSTNESS.md), but take a long time
+/// (ratio 2.23, 1.78 since session 31's lanes beside a wall, docs/ALGORITHM.md step 6b).
 /// `doorway-crowd` (session 12): twenty agents through one door both ways, 6.9.
 const SLOW: [&str; 8] = [
     "arena-200",

@@ -46,6 +46,13 @@ fn leave_s(from: f64, collision: f64, k: u8) -> f64 {
 /// that would run into a neighbour of the collider.
 const AVOIDANCE_FRACTIONS: [f64; 3] = [1.0, 0.6, 0.4];
 
+/// Lane bends are tried against walkers whose heading is more than this cosine away from
+/// opposite ours (within about 60° of head-on).
+const LANE_COS: f64 = 0.5;
+
+/// Straight runs of the lane bends tried, in avoidance distances.
+const LANE_RUNS: [f64; 3] = [1.0, 2.0, 4.0];
+
 /// An avoidance point (chapter 22.4) with its tangent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct AvoidancePoint {
@@ -114,6 +121,34 @@ pub(crate) fn avoidance_point(
         tangent,
         truncated,
     })
+}
+
+/// The point furthest from `from` toward `point`, and at most one pull step (a tenth of
+/// `radius`) past it, that keeps `radius` less half the slack from every wall: a truncated
+/// avoidance point moved out to the wall's clearance. Bisection on the wall distance along the
+/// line, 20 halvings (to a millionth of the step); `point` itself when the whole step keeps
+/// the clearance. Half the slack, so that the checks of the bent rail (which allow the whole
+/// slack) do not fail on rounding or the arclength table's position error (8e-5 m).
+fn hug_wall(mesh: &NavMesh, from: DVec2, point: DVec2, radius: f64) -> DVec2 {
+    let Some(direction) = (point - from).try_normalize() else {
+        return point;
+    };
+    let threshold = radius - 0.5 * CLEARANCE_SLACK;
+    let keeps = |p: DVec2| mesh.contains(p) && mesh.wall_distance(p) >= threshold;
+    let base = from.distance(point);
+    let (mut lo, mut hi) = (base, base + (0.1 * radius).max(1e-3));
+    if keeps(from + direction * hi) {
+        return point;
+    }
+    for _ in 0..20 {
+        let mid = 0.5 * (lo + hi);
+        if keeps(from + direction * mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    from + direction * lo
 }
 
 /// Slack of the distance bounds that let [`reconnection`] and [`stays_on_mesh`] skip wall
@@ -267,6 +302,21 @@ pub(crate) fn bend_from(
     s_reconnect: f64,
     departure: Departure,
 ) -> Result<BentRail, RailError> {
+    bend_through(rail, s0, s_leave, ap, None, s_reconnect, departure)
+}
+
+/// [`bend_from`] with, when `run_to` is given, a straight run from the avoidance point to
+/// `run_to` (along the avoidance point's tangent) before the curve back to the rail: a lane
+/// beside the old rail, kept past oncoming walkers.
+pub(crate) fn bend_through(
+    rail: &Rail,
+    s0: f64,
+    s_leave: f64,
+    ap: &AvoidancePoint,
+    run_to: Option<DVec2>,
+    s_reconnect: f64,
+    departure: Departure,
+) -> Result<BentRail, RailError> {
     let mut start = rail.sample(s_leave);
     if departure == Departure::TurnOnTheSpot && s_leave <= s0 + 1e-6 {
         if let Some(toward) = (ap.point - start.position).try_normalize() {
@@ -278,10 +328,15 @@ pub(crate) fn bend_from(
         let h = a.distance(b) / 3.0;
         RailSegment::cubic(a, a + ta * h, b - tb * h, b)
     };
-    let curves = [
-        hermite(start.position, start.tangent, ap.point, ap.tangent),
-        hermite(ap.point, ap.tangent, join.position, join.tangent),
-    ];
+    let mut curves = vec![hermite(start.position, start.tangent, ap.point, ap.tangent)];
+    let back_from = match run_to {
+        Some(end) => {
+            curves.push(RailSegment::line(ap.point, end));
+            end
+        }
+        None => ap.point,
+    };
+    curves.push(hermite(back_from, ap.tangent, join.position, join.tangent));
     let (rail, first_curve) = rail.rejoined(s0, s_leave, &curves, s_reconnect)?;
     // Where the second curve ends on the new rail: the kept head, then the two curves.
     let mut bent_length = rail.segment_start(first_curve);
@@ -670,6 +725,73 @@ impl World {
         }
     }
 
+    /// A lane bend to `side`: the avoidance point at `distance` metres, then a straight run of
+    /// `run` metres along its tangent, then the curve back to the rail, validated on the mesh
+    /// and swept as [`World::bend_to_side`] does.
+    #[allow(clippy::too_many_arguments)]
+    fn lane_to_side(
+        &self,
+        request: &BendRequest<'_>,
+        side: Side,
+        distance: f64,
+        run: f64,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Result<Bend, BendFailure> {
+        let BendRequest {
+            key,
+            rail,
+            plan,
+            collision,
+            ..
+        } = *request;
+        let config = self.config();
+        let mesh = self.level().navmesh();
+        let radius = self.agents[key].desc().radius;
+        let clearance = radius.min(mesh.wall_distance(rail.position(plan.s)));
+        let mut ap = self.side_avoidance_point(request, side, distance)?;
+        if !ap.truncated {
+            return Err(BendFailure::NoAvoidancePoint);
+        }
+        ap.point = hug_wall(mesh, collision.agent_position, ap.point, radius);
+        let end = ap.point + ap.tangent * run;
+        if !segment_is_clear(mesh, ap.point, end, clearance) {
+            return Err(BendFailure::OffMesh);
+        }
+        let far = AvoidancePoint { point: end, ..ap };
+        let s_from = collision.s + run;
+        let search = ReconnectSearch {
+            s_from,
+            max_s: s_from + RECONNECT_REACH * distance,
+            clearance,
+            step: radius.max(0.1),
+            min_degrees: config.reconnect_degrees,
+        };
+        let found = reconnection(mesh, rail, &far, &search).ok_or(BendFailure::NoReconnection)?;
+        let departure = self.departure(key);
+        let mut failure = BendFailure::OffMesh;
+        for k in 0..LEAVE_TRIES as u8 {
+            let leave = leave_s(plan.s, collision.s, k);
+            match bend_through(rail, plan.s, leave, &ap, Some(end), found.s, departure) {
+                Ok(bent) if stays_on_mesh(mesh, &bent.rail, bent.bent_length, clearance) => {
+                    return Ok(self.sweep_bend(
+                        key,
+                        bent.rail,
+                        plan,
+                        request.hysteresis,
+                        ap.point,
+                        side,
+                        candidates,
+                        samples,
+                    ));
+                }
+                Ok(_) => failure = BendFailure::OffMesh,
+                Err(_) => failure = BendFailure::Degenerate,
+            }
+        }
+        Err(failure)
+    }
+
     /// Both sides in turn (chapter 22.4): first the side of the collision's avoidance vector,
     /// then the mirrored one (unless `only` names the side allowed, after a recent rewrite).
     /// Returns the first accepted bend, else the valid bend with the least overlap (`accepted`
@@ -725,6 +847,38 @@ impl World {
                 if best.as_ref().is_none_or(|b| bend.overlap < b.overlap) {
                     best = Some(bend);
                 }
+            }
+        }
+        // Against a walker coming the other way, the chapter's bend rejoins the rail a few
+        // metres past it, in the way of whoever follows it (a two-way corridor): a lane beside
+        // the rail, kept for longer, before coming back.
+        let collider = &self.agents[collision.collider];
+        let oncoming = collider.plan.moves() && collider.direction().dot(tangent) < -LANE_COS;
+        if oncoming {
+            // A lane clear at the current speed first, else the first clear at another.
+            let mut slower: Option<Bend> = None;
+            for side in [first, first.mirrored()] {
+                if only.is_some_and(|allowed| allowed != side) {
+                    continue;
+                }
+                for runs in LANE_RUNS {
+                    let run = runs * full;
+                    if collision.s + run + least > rail.length() {
+                        break;
+                    }
+                    match self.lane_to_side(request, side, full, run, candidates, samples) {
+                        Ok(bend) if bend.accepted && bend.collision_time.is_infinite() => {
+                            return Some(bend);
+                        }
+                        Ok(bend) if bend.accepted && slower.is_none() => slower = Some(bend),
+                        Ok(_) => {}
+                        Err(BendFailure::NoAvoidancePoint) => break,
+                        Err(_) => {}
+                    }
+                }
+            }
+            if slower.is_some() {
+                return slower;
             }
         }
         best
@@ -1143,5 +1297,114 @@ mod tests {
             .map(|b| (b.rail, b.bent_length))
             .unwrap();
         assert!(stays_on_mesh(mesh, &bent, length, 0.4));
+    }
+
+    /// An agent standing on the line y = 0.9 of a 2.4 m corridor, wanting to go east, and a
+    /// file of walkers coming west on y = 1.5, `gap` metres apart (two 0.4 m agents pass only
+    /// near the walls): the world, the agent, its start plan and the start's collision.
+    fn standing_before_a_file(gap: f64) -> (World, AgentKey, MotionPlan, Collision) {
+        use crate::world::{AgentDesc, Motion};
+        let level = Arc::new(corridor(2.4));
+        let mut world = World::new(level, crate::AvoidanceConfig::default()).unwrap();
+        let mut add = |from: DVec2, to: DVec2, motion: Motion| {
+            let desc = AgentDesc {
+                position: from,
+                ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
+            };
+            let key = world.add_agent(desc).unwrap();
+            world
+                .set_rail(key, Rail::from_points(&[from, to]).unwrap())
+                .unwrap();
+            world.set_motion(key, motion).unwrap();
+            key
+        };
+        let key = add(
+            DVec2::new(4.0, 0.9),
+            DVec2::new(28.0, 0.9),
+            Motion::standing(0.0),
+        );
+        for k in 0..6 {
+            let x = 8.0 + gap * f64::from(k);
+            add(
+                DVec2::new(x, 1.5),
+                DVec2::new(1.0, 1.5),
+                Motion::moving(0.0, 1.4),
+            );
+        }
+        world.ensure_grid();
+        let desc = world.agents[key].desc();
+        let plan = crate::world::start_plan(desc, 0.0, desc.preferred_speed, 0.0);
+        let rail = world.agents[key].rail().unwrap().clone();
+        let sweep = Sweep::ahead(key, &rail, plan, 0.0).with(Hysteresis::resume(world.config()));
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let collision =
+            detect(&world, &sweep, &mut candidates, &mut samples).expect("the file is in the way");
+        (world, key, plan, collision)
+    }
+
+    #[test]
+    fn a_lane_bend_keeps_the_wall_past_a_file_of_oncoming_walkers() {
+        let (world, key, plan, collision) = standing_before_a_file(1.6);
+        let rail = world.agents[key].rail().unwrap();
+        let request = BendRequest {
+            key,
+            rail,
+            plan,
+            collision: &collision,
+            hysteresis: Hysteresis::resume(world.config()),
+        };
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        // The chapter's bends, every side and distance: none is clear.
+        for side in [Side::Left, Side::Right] {
+            for (index, fraction) in AVOIDANCE_FRACTIONS.into_iter().enumerate() {
+                let distance = world.config().avoidance_radii * 0.4 * fraction;
+                if let Ok(bend) = world.bend_to_side(
+                    &request,
+                    side,
+                    index,
+                    distance,
+                    &mut candidates,
+                    &mut samples,
+                    None,
+                ) {
+                    assert!(!bend.accepted, "{side:?} at {fraction}: {:?}", bend.via);
+                }
+            }
+        }
+        let bend = world
+            .bend_around(&request, None, &mut candidates, &mut samples, None)
+            .expect("a bend");
+        assert!(bend.accepted && bend.collision_time.is_infinite());
+        assert_eq!(bend.side, Side::Right);
+        // Out to the wall's clearance, not a pull step short of it.
+        assert!((bend.via.y - 0.4).abs() < 2e-3, "{:?}", bend.via);
+        // Along the wall for a while before it turns back.
+        let by_the_wall: Vec<f64> = (0..=400)
+            .map(|k| {
+                bend.rail
+                    .position(bend.rail.length() * f64::from(k) / 400.0)
+            })
+            .filter(|p| p.y < 0.41)
+            .map(|p| p.x)
+            .collect();
+        let run = by_the_wall.last().unwrap() - by_the_wall.first().unwrap();
+        assert!(run >= 1.9, "along the wall for {run} m");
+    }
+
+    #[test]
+    fn the_wall_is_hugged_to_its_clearance() {
+        let level = corridor(2.4);
+        let mesh = level.navmesh();
+        let from = DVec2::new(5.0, 1.2);
+        let down = DVec2::new(0.3, -1.0).normalize();
+        // A point a pull step short of the clearance moves out to it along the same line.
+        let short = from + down * ((1.2 - 0.43) / -down.y);
+        let hugged = hug_wall(mesh, from, short, 0.4);
+        assert!((hugged.y - 0.4).abs() < 1e-3, "{hugged:?}");
+        assert!((hugged - from).normalize().dot(down) > 1.0 - 1e-12);
+        assert!(mesh.wall_distance(hugged) >= 0.4 - 0.5 * CLEARANCE_SLACK);
+        // Already at the clearance: it stays.
+        let at = from + down * ((1.2 - 0.4) / -down.y);
+        assert!(hug_wall(mesh, from, at, 0.4).distance(at) < 2e-3);
     }
 }
