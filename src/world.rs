@@ -692,8 +692,9 @@ impl World {
     }
 }
 
-/// The predicted motion of an agent from its reported motion (chapter 22.3: transitions at
-/// their average velocity, the turn-on-spot part standing).
+/// The predicted motion of an agent from its reported motion (chapter 22.3: a start at its
+/// average velocity, the turn-on-spot part standing; a stop at even deceleration, as it is
+/// played, docs/ALGORITHM.md "Prediction").
 pub(crate) fn plan_of(desc: &AgentDesc, motion: &Motion) -> MotionPlan {
     let s = motion.s;
     let speed = motion.speed;
@@ -702,19 +703,22 @@ pub(crate) fn plan_of(desc: &AgentDesc, motion: &Motion) -> MotionPlan {
         Phase::Standing => MotionPlan::standing(s),
         Phase::Starting { elapsed } => start_plan(desc, s, speed, elapsed),
         Phase::Stopping { elapsed } => {
-            let gait = desc.gait(speed);
+            let time = desc.gait(speed).stop_time;
             let stop_distance = desc.stop_distance(speed);
-            let left = (gait.stop_time - elapsed).max(0.0);
+            let left = (time - elapsed).max(0.0);
+            // At even deceleration, as the gait describes a stop and the built-in host plays
+            // it (`stop_plan_even`): the rest of it from where the agent is.
+            let deceleration = if time > 0.0 {
+                2.0 * stop_distance / (time * time)
+            } else {
+                0.0
+            };
             MotionPlan {
                 s,
                 still: 0.0,
                 transition_time: left,
-                transition_speed: if gait.stop_time > 0.0 {
-                    stop_distance / gait.stop_time
-                } else {
-                    0.0
-                },
-                transition_acceleration: 0.0,
+                transition_speed: deceleration * left,
+                transition_acceleration: -deceleration,
                 speed: 0.0,
             }
         }

@@ -9,11 +9,12 @@ use crate::rail::{Rail, RailCursor};
 /// `transition_acceleration` m/s each second), then `speed` until the end of the rail, where it
 /// stands. Without a rail the agent stands at `position` throughout.
 ///
-/// The world predicts every agent's transitions at their average velocity (chapter 22.3:
-/// acceleration 0). An agent checks its own stop at even deceleration
-/// (`world::stop_plan_even`): that is how the gaits describe a stop and the built-in host plays
-/// it, up to a quarter of the stopping distance ahead of the average. Predicting every
-/// transition that way moved the crowds to more flips (docs/ROBUSTNESS.md, session 28).
+/// The world predicts a start transition at its average velocity (chapter 22.3: acceleration
+/// 0), and a stop at even deceleration (`world::plan_of`; an agent's check of its own stop,
+/// `world::stop_plan_even`, the same): that is how the gaits describe a stop and the built-in
+/// host plays it, up to a quarter of the stopping distance ahead of the average
+/// (docs/ALGORITHM.md, "Prediction", session 31). Predicting starts that way too moved the
+/// crowds to more flips (docs/ROBUSTNESS.md, session 28).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MotionPlan {
     /// Arclength now, metres.

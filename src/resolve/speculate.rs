@@ -137,9 +137,10 @@ impl Speculation {
     }
 }
 
-/// A speculated sweep's plan, bit for bit. Its transition's acceleration is 0 (the world
-/// predicts transitions at their average velocity, `plan_of`, `start_plan`), so it is not
-/// kept: 8 B an agent, which kept the parallel build's crowd under 1 KiB an agent.
+/// A speculated sweep's plan, bit for bit. Its transition's acceleration is 0 (only moving and
+/// starting agents are speculated, and the world predicts a start at its average velocity,
+/// `start_plan`; a plan with an acceleration is not speculated), so it is not kept: 8 B an
+/// agent, which kept the parallel build's crowd under 1 KiB an agent.
 #[derive(Clone, Copy, Debug)]
 struct PlanBits {
     s: u64,

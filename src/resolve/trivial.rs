@@ -1812,8 +1812,17 @@ pub(crate) fn detect_fresh(
         }
         // The hysteresis inflation guards against a moving collider's prediction changing; an
         // agent with nowhere to go has none to change, and the inflation alone would keep an
-        // agent from passing it where the mesh leaves just the room (a corridor's width).
-        let inflated = if hot.may_move { grow } else { 1.0 };
+        // agent from passing it where the mesh leaves just the room (a corridor's width). Nor
+        // against one standing that wants to go: its prediction changes when it starts, and
+        // its start check keeps the inflation against this agent moving (session 31: with
+        // it, a crowd standing a metre apart left no way through; docs/ALGORITHM.md,
+        // "Trivial resolution", step 4). The disc prefilter keeps the grown radii for both:
+        // it only needs to keep a superset.
+        let inflated = if hot.may_move && hot.max_speed > 0.0 {
+            grow
+        } else {
+            1.0
+        };
         let radii = (desc.radius + hot.radius + 2.0 * config.margin) * inflated;
         // The chapter's detection-range discs, the collider's grown to what it can travel in
         // the sweep's duration (which may exceed its own horizon, e.g. a start transition's).
@@ -2142,7 +2151,7 @@ mod tests {
         let level = open_field();
         let mut rng = crate::sim::SplitMix64::new(17);
         let (mut by_movers, mut by_standers, mut far) = (0, 0, 0);
-        for _ in 0..400 {
+        for _ in 0..800 {
             let crowd = Crowd {
                 others: 6,
                 offsets: (DVec2::new(-4.0, -6.0), DVec2::new(16.0, 12.0)),
