@@ -38,6 +38,25 @@ fn waiter(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
     key
 }
 
+/// An agent with the speeds 0.8 and 1.4 m/s (preferred) walking at 0.8 m/s from (5, 15)
+/// on a straight rail to (28, 15): slowed, wanting to go back to its speed.
+fn slowed_walker(world: &mut World) -> AgentKey {
+    let key = world
+        .add_agent(AgentDesc {
+            position: v(5.0, 15.0),
+            ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            key,
+            Rail::from_points(&[v(5.0, 15.0), v(28.0, 15.0)]).unwrap(),
+        )
+        .unwrap();
+    world.set_motion(key, Motion::moving(0.0, 0.8)).unwrap();
+    key
+}
+
 /// The reroute in an order, or a panic naming what came instead.
 fn reroute_of(order: &Order) -> (&Rail, Reroute) {
     match order {
@@ -354,19 +373,8 @@ fn a_standing_agent_bends_around_an_agent_walking_straight_at_it() {
 #[test]
 fn a_speed_up_is_not_made_into_a_collision_just_past_the_horizon() {
     let mut world = world_on("open-field");
-    let desc = AgentDesc {
-        position: v(5.0, 15.0),
-        ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
-    };
-    let stop_time = desc.gait(1.4).stop_time;
-    let key = world.add_agent(desc).unwrap();
-    world
-        .set_rail(
-            key,
-            Rail::from_points(&[v(5.0, 15.0), v(28.0, 15.0)]).unwrap(),
-        )
-        .unwrap();
-    world.set_motion(key, Motion::moving(0.0, 0.8)).unwrap();
+    let key = slowed_walker(&mut world);
+    let stop_time = world.agent(key).unwrap().desc().gait(1.4).stop_time;
     // At 1.4 m/s the sweep lasts the horizon plus the stopping time; the stander is met 0.3 s
     // after that (within the 0.6 s reversal hold), and far past the sweep at 0.8 m/s.
     let config = AvoidanceConfig::default();
@@ -386,27 +394,12 @@ fn a_speed_up_is_not_made_into_a_collision_just_past_the_horizon() {
 /// that distance the speed-up waits.
 #[test]
 fn a_speed_up_passes_an_agent_standing_that_wants_to_go_at_the_plain_clearance() {
-    let setup = |world: &mut World| {
-        let desc = AgentDesc {
-            position: v(5.0, 15.0),
-            ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
-        };
-        let key = world.add_agent(desc).unwrap();
-        world
-            .set_rail(
-                key,
-                Rail::from_points(&[v(5.0, 15.0), v(28.0, 15.0)]).unwrap(),
-            )
-            .unwrap();
-        world.set_motion(key, Motion::moving(0.0, 0.8)).unwrap();
-        key
-    };
     let mut world = world_on("open-field");
-    let key = setup(&mut world);
+    let key = slowed_walker(&mut world);
     waiter(&mut world, v(7.5, 15.95), v(7.5, 25.0));
     assert_eq!(world.query(key).unwrap(), Order::ChangeSpeed { speed: 1.4 });
     let mut world = world_on("open-field");
-    let key = setup(&mut world);
+    let key = slowed_walker(&mut world);
     walker(&mut world, v(12.0, 15.95), v(0.0, 15.95));
     assert_eq!(world.query(key).unwrap(), Order::Continue);
 }

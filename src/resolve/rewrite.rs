@@ -525,10 +525,7 @@ impl World {
         } = *request;
         let config = self.config();
         let mesh = self.level().navmesh();
-        let radius = self.agents[key].desc().radius;
-        // The clearance asked of the new part: the radius, or what the agent has now if that is
-        // less (an agent already near a wall must not be refused every bend).
-        let clearance = radius.min(mesh.wall_distance(rail.position(plan.s)));
+        let clearance = self.bend_clearance(request);
         let ap = self.side_avoidance_point(request, side, distance)?;
         let search = ReconnectSearch {
             clearance,
@@ -541,11 +538,20 @@ impl World {
             collision: collision.s,
             reconnect: found.s,
         };
-        let (bent, leave) = self.bend_on_mesh(rail, span, &ap, clearance, self.departure(key))?;
+        let departure = self.departure(key);
+        let (bent, leave) = self.bend_on_mesh(rail, span, &ap, None, clearance, departure)?;
         let recipe = u16::try_from(found.index)
             .ok()
             .map(|reconnect| BendRecipe { reconnect, leave });
         Ok((bent.rail, ap.point, recipe))
+    }
+
+    /// The wall clearance asked of a bend's new part, metres: the agent's radius, or what it
+    /// has now if that is less (an agent already near a wall must not be refused every bend).
+    fn bend_clearance(&self, request: &BendRequest<'_>) -> f64 {
+        let radius = self.agents[request.key].desc().radius;
+        let position = request.rail.position(request.plan.s);
+        radius.min(self.level().navmesh().wall_distance(position))
     }
 
     /// The avoidance point on `side` at `distance` metres (chapter 22.4), truncated by walls.
@@ -640,6 +646,7 @@ impl World {
         rail: &Rail,
         span: BendSpan,
         ap: &AvoidancePoint,
+        run_to: Option<DVec2>,
         clearance: f64,
         departure: Departure,
     ) -> Result<(BentRail, u8), BendFailure> {
@@ -652,7 +659,7 @@ impl World {
         } = span;
         for k in 0..LEAVE_TRIES as u8 {
             let leave = leave_s(from, collision, k);
-            match bend_from(rail, from, leave, ap, reconnect, departure) {
+            match bend_through(rail, from, leave, ap, run_to, reconnect, departure) {
                 Ok(bent) if stays_on_mesh(mesh, &bent.rail, bent.bent_length, clearance) => {
                     return Ok((bent, k));
                 }
@@ -738,17 +745,11 @@ impl World {
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Result<Bend, BendFailure> {
-        let BendRequest {
-            key,
-            rail,
-            plan,
-            collision,
-            ..
-        } = *request;
-        let config = self.config();
+        let (key, rail, plan, collision) =
+            (request.key, request.rail, request.plan, request.collision);
         let mesh = self.level().navmesh();
         let radius = self.agents[key].desc().radius;
-        let clearance = radius.min(mesh.wall_distance(rail.position(plan.s)));
+        let clearance = self.bend_clearance(request);
         let mut ap = self.side_avoidance_point(request, side, distance)?;
         if !ap.truncated {
             return Err(BendFailure::NoAvoidancePoint);
@@ -765,31 +766,26 @@ impl World {
             max_s: s_from + RECONNECT_REACH * distance,
             clearance,
             step: radius.max(0.1),
-            min_degrees: config.reconnect_degrees,
+            min_degrees: self.config().reconnect_degrees,
         };
         let found = reconnection(mesh, rail, &far, &search).ok_or(BendFailure::NoReconnection)?;
+        let span = BendSpan {
+            from: plan.s,
+            collision: collision.s,
+            reconnect: found.s,
+        };
         let departure = self.departure(key);
-        let mut failure = BendFailure::OffMesh;
-        for k in 0..LEAVE_TRIES as u8 {
-            let leave = leave_s(plan.s, collision.s, k);
-            match bend_through(rail, plan.s, leave, &ap, Some(end), found.s, departure) {
-                Ok(bent) if stays_on_mesh(mesh, &bent.rail, bent.bent_length, clearance) => {
-                    return Ok(self.sweep_bend(
-                        key,
-                        bent.rail,
-                        plan,
-                        request.hysteresis,
-                        ap.point,
-                        side,
-                        candidates,
-                        samples,
-                    ));
-                }
-                Ok(_) => failure = BendFailure::OffMesh,
-                Err(_) => failure = BendFailure::Degenerate,
-            }
-        }
-        Err(failure)
+        let (bent, _) = self.bend_on_mesh(rail, span, &ap, Some(end), clearance, departure)?;
+        Ok(self.sweep_bend(
+            key,
+            bent.rail,
+            plan,
+            request.hysteresis,
+            ap.point,
+            side,
+            candidates,
+            samples,
+        ))
     }
 
     /// Both sides in turn (chapter 22.4): first the side of the collision's avoidance vector,

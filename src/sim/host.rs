@@ -675,13 +675,8 @@ mod tests {
         }
     }
 
-    /// The stop check of a walker (`stop_plan_even` in `resolve/trivial.rs`) predicts a stop
-    /// as the host plays it, frame by frame; the chapter's average-velocity prediction lags
-    /// it by up to a quarter of the stopping distance, 0.098 m from 1.4 m/s: more than the
-    /// margins of tradeshow's 0.19 m agents, and a stop judged clean touched the agent ahead
-    /// (tradeshow-1000, docs/ROBUSTNESS.md, session 28).
-    #[test]
-    fn the_host_stops_as_the_stop_check_predicts() {
+    /// A walker 2 m along a 10 m rail, just told to stop from 1.4 m/s.
+    fn stopping_walker() -> HostAgent {
         let mut a = walker();
         a.rail = Some(Arc::new(
             Rail::from_points(&[DVec2::ZERO, DVec2::new(10.0, 0.0)]).unwrap(),
@@ -692,6 +687,17 @@ mod tests {
             from_s: 2.0,
             from_speed: 1.4,
         };
+        a
+    }
+
+    /// The stop check of a walker (`stop_plan_even` in `resolve/trivial.rs`) predicts a stop
+    /// as the host plays it, frame by frame; the chapter's average-velocity prediction lags
+    /// it by up to a quarter of the stopping distance, 0.098 m from 1.4 m/s: more than the
+    /// margins of tradeshow's 0.19 m agents, and a stop judged clean touched the agent ahead
+    /// (tradeshow-1000, docs/ROBUSTNESS.md, session 28).
+    #[test]
+    fn the_host_stops_as_the_stop_check_predicts() {
+        let mut a = stopping_walker();
         let even = crate::world::stop_plan_even(&a.desc, 2.0, 1.4);
         // Others predict the stop the same way (session 31).
         assert_eq!(crate::world::stop_plan(&a.desc, 2.0, 1.4), even);
@@ -722,16 +728,7 @@ mod tests {
     /// deep).
     #[test]
     fn others_predict_a_stop_as_the_host_plays_it() {
-        let mut a = walker();
-        a.rail = Some(Arc::new(
-            Rail::from_points(&[DVec2::ZERO, DVec2::new(10.0, 0.0)]).unwrap(),
-        ));
-        a.s = 2.0;
-        a.phase = HostPhase::Stopping {
-            elapsed: 0.0,
-            from_s: 2.0,
-            from_speed: 1.4,
-        };
+        let mut a = stopping_walker();
         let dt = 1.0 / 30.0;
         let mut played = vec![a.s];
         let mut predictions = vec![crate::world::plan_of(&a.desc, &a.motion())];
