@@ -51,8 +51,10 @@ pub struct AvoidanceConfig {
     /// one that yields is sent to a yield spot, seconds. Range [0.1, 60]; default 2.
     pub deadlock_time: f64,
     /// Returning to the preferred speed or starting again needs a clear sweep with radii grown
-    /// by this fraction, so that the return does not flip back at once. Range [0, 1]; default
-    /// 0.2 (two agents of radius 0.4 then pass side by side in a 2.4 m corridor).
+    /// by this fraction against agents that move, so that the return does not flip back at
+    /// once (not against agents standing: their prediction changes only when they start, and
+    /// their own start checks keep it). Range [0, 1]; default 0.2 (two agents of radius 0.4
+    /// then pass side by side in a 2.4 m corridor).
     pub resume_inflation: f64,
     /// Two agents walk "the same way" for the follow-distance rule when their directions
     /// differ by less than this, degrees. Range [0, 90]; default 30.
