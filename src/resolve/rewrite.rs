@@ -328,19 +328,27 @@ pub(crate) fn bend_through(
         let h = a.distance(b) / 3.0;
         RailSegment::cubic(a, a + ta * h, b - tb * h, b)
     };
-    let mut curves = vec![hermite(start.position, start.tangent, ap.point, ap.tangent)];
-    let back_from = match run_to {
-        Some(end) => {
-            curves.push(RailSegment::line(ap.point, end));
-            end
+    let to_ap = hermite(start.position, start.tangent, ap.point, ap.tangent);
+    // Two curves, or three with the run between them (no allocation: a fixed array).
+    let (parts, count) = match run_to {
+        Some(end) => (
+            [
+                to_ap,
+                RailSegment::line(ap.point, end),
+                hermite(end, ap.tangent, join.position, join.tangent),
+            ],
+            3,
+        ),
+        None => {
+            let back = hermite(ap.point, ap.tangent, join.position, join.tangent);
+            ([to_ap, back, back], 2)
         }
-        None => ap.point,
     };
-    curves.push(hermite(back_from, ap.tangent, join.position, join.tangent));
-    let (rail, first_curve) = rail.rejoined(s0, s_leave, &curves, s_reconnect)?;
+    let curves = &parts[..count];
+    let (rail, first_curve) = rail.rejoined(s0, s_leave, curves, s_reconnect)?;
     // Where the second curve ends on the new rail: the kept head, then the two curves.
     let mut bent_length = rail.segment_start(first_curve);
-    for curve in &curves {
+    for curve in curves {
         bent_length += curve.arclength();
     }
     Ok(BentRail { rail, bent_length })
