@@ -1907,17 +1907,19 @@ struct DiscTest {
     radius: f64,
     /// The configured margin, metres.
     margin: f64,
-    /// The hysteresis growth of the radii against a collider that may move (1 for none).
+    /// The hysteresis growth of the radii (1 for none), applied here against every collider
+    /// that may move.
     grow: f64,
 }
 
 /// Keep, in order, the candidates (slots of `world.hot`) that can pass [`detect_fresh`]'s
 /// detection-range disc test: within the sweep's range plus the collider's travel over the
-/// duration plus both radii and margins (grown against a collider that may move), computed as
-/// the loop computes it, with the first comparison of [`beyond`] only (squares, its relative
-/// band kept). A candidate dropped here is one the loop skips at that test, and the loop's
-/// other tests are filters too: the answer is the same bit for bit. The loop still applies
-/// the exact test to those kept.
+/// duration plus both radii and margins, computed as the loop computes it but grown against
+/// every collider that may move (the loop grows them only against one that moves: a larger
+/// limit, so a superset is kept), with the first comparison of [`beyond`] only (squares, its
+/// relative band kept). A candidate dropped here is one the loop skips at that test, and the
+/// loop's other tests are filters too: the answer is the same bit for bit. The loop still
+/// applies the exact test to those kept.
 ///
 /// Hand-written without branches for the hot path: in a standing crowd of 1,000 (plaza) a
 /// sweep lists about 95 candidates, of which about 12 pass, and the test as a branch in the
@@ -2083,7 +2085,8 @@ mod tests {
         assert!(!beyond(DVec2::X, f64::NAN));
     }
 
-    /// The disc prefilter drops only candidates the loop's own disc test skips: random crowds
+    /// The disc prefilter drops only candidates the disc test skips (here with the radii grown
+    /// against every agent that may move, the larger of the loop's two limits): random crowds
     /// round a walking or standing agent, discs of random range, duration and growth.
     #[test]
     fn the_disc_prefilter_drops_only_what_the_disc_test_skips() {
