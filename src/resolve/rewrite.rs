@@ -740,14 +740,34 @@ impl World {
         }
     }
 
-    /// A lane bend to `side`: the avoidance point at `distance` metres, then a straight run of
-    /// `run` metres along its tangent, then the curve back to the rail, validated on the mesh
-    /// and swept as [`World::bend_to_side`] does.
+    /// The avoidance point of a lane on `side` at `distance` metres: the chapter's, when a wall
+    /// pulled it in, moved out to the wall's clearance ([`hug_wall`]). `NoAvoidancePoint` when
+    /// no wall is beside it (no lane in the open) or walls leave none.
+    fn lane_point(
+        &self,
+        request: &BendRequest<'_>,
+        side: Side,
+        distance: f64,
+    ) -> Result<AvoidancePoint, BendFailure> {
+        let mut ap = self.side_avoidance_point(request, side, distance)?;
+        if !ap.truncated {
+            return Err(BendFailure::NoAvoidancePoint);
+        }
+        let radius = self.agents[request.key].desc().radius;
+        let from = request.collision.agent_position;
+        ap.point = hug_wall(self.level().navmesh(), from, ap.point, radius);
+        Ok(ap)
+    }
+
+    /// A lane bend to `side` through the lane's avoidance point `ap` ([`World::lane_point`] at
+    /// `distance` metres): a straight run of `run` metres along its tangent, then the curve back
+    /// to the rail, validated on the mesh and swept as [`World::bend_to_side`] does.
     #[allow(clippy::too_many_arguments)]
     fn lane_to_side(
         &self,
         request: &BendRequest<'_>,
         side: Side,
+        ap: &AvoidancePoint,
         distance: f64,
         run: f64,
         candidates: &mut Vec<u32>,
@@ -758,16 +778,11 @@ impl World {
         let mesh = self.level().navmesh();
         let radius = self.agents[key].desc().radius;
         let clearance = self.bend_clearance(request);
-        let mut ap = self.side_avoidance_point(request, side, distance)?;
-        if !ap.truncated {
-            return Err(BendFailure::NoAvoidancePoint);
-        }
-        ap.point = hug_wall(mesh, collision.agent_position, ap.point, radius);
         let end = ap.point + ap.tangent * run;
         if !segment_is_clear(mesh, ap.point, end, clearance) {
             return Err(BendFailure::OffMesh);
         }
-        let far = AvoidancePoint { point: end, ..ap };
+        let far = AvoidancePoint { point: end, ..*ap };
         let s_from = collision.s + run;
         let search = ReconnectSearch {
             s_from,
@@ -783,7 +798,7 @@ impl World {
             reconnect: found.s,
         };
         let departure = self.departure(key);
-        let (bent, _) = self.bend_on_mesh(rail, span, &ap, Some(end), clearance, departure)?;
+        let (bent, _) = self.bend_on_mesh(rail, span, ap, Some(end), clearance, departure)?;
         Ok(self.sweep_bend(
             key,
             bent.rail,
@@ -865,19 +880,22 @@ impl World {
                 if only.is_some_and(|allowed| allowed != side) {
                     continue;
                 }
-                for runs in LANE_RUNS {
+                // Once per side, for all its runs (a ray and a bisection on the mesh).
+                let fits = |runs: f64| collision.s + runs * full + least <= rail.length();
+                if !fits(LANE_RUNS[0]) {
+                    break;
+                }
+                let Ok(ap) = self.lane_point(request, side, full) else {
+                    continue;
+                };
+                for runs in LANE_RUNS.into_iter().take_while(|&runs| fits(runs)) {
                     let run = runs * full;
-                    if collision.s + run + least > rail.length() {
-                        break;
-                    }
-                    match self.lane_to_side(request, side, full, run, candidates, samples) {
+                    match self.lane_to_side(request, side, &ap, full, run, candidates, samples) {
                         Ok(bend) if bend.accepted && bend.collision_time.is_infinite() => {
                             return Some(bend);
                         }
                         Ok(bend) if bend.accepted && slower.is_none() => slower = Some(bend),
-                        Ok(_) => {}
-                        Err(BendFailure::NoAvoidancePoint) => break,
-                        Err(_) => {}
+                        Ok(_) | Err(_) => {}
                     }
                 }
             }
