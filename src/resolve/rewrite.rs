@@ -524,34 +524,45 @@ impl World {
         side: Side,
         distance: f64,
     ) -> Result<(Rail, DVec2, Option<BendRecipe>), BendFailure> {
-        let BendRequest {
-            key,
-            rail,
-            plan,
-            collision,
-            ..
-        } = *request;
-        let config = self.config();
-        let mesh = self.level().navmesh();
         let clearance = self.bend_clearance(request);
         let ap = self.side_avoidance_point(request, side, distance)?;
         let search = ReconnectSearch {
             clearance,
-            min_degrees: config.reconnect_degrees,
+            min_degrees: self.config().reconnect_degrees,
             ..self.reconnect_scan(request, distance)
         };
-        let found = reconnection(mesh, rail, &ap, &search).ok_or(BendFailure::NoReconnection)?;
-        let span = BendSpan {
-            from: plan.s,
-            collision: collision.s,
-            reconnect: found.s,
-        };
-        let departure = self.departure(key);
-        let (bent, leave) = self.bend_on_mesh(rail, span, &ap, None, clearance, departure)?;
+        let (bent, leave, found) =
+            self.reconnect_and_bend(request, &ap, &ap, None, &search, clearance)?;
         let recipe = u16::try_from(found.index)
             .ok()
             .map(|reconnect| BendRecipe { reconnect, leave });
         Ok((bent.rail, ap.point, recipe))
+    }
+
+    /// The reconnection point seen from `back_from` (the avoidance point, or the end of a lane's
+    /// run), then the bent rail through `ap` (and the run to `run_to`) validated on the mesh
+    /// ([`World::bend_on_mesh`]): the rail, where it leaves the old one, and the reconnection.
+    fn reconnect_and_bend(
+        &self,
+        request: &BendRequest<'_>,
+        ap: &AvoidancePoint,
+        back_from: &AvoidancePoint,
+        run_to: Option<DVec2>,
+        search: &ReconnectSearch,
+        clearance: f64,
+    ) -> Result<(BentRail, u8, Reconnection), BendFailure> {
+        let mesh = self.level().navmesh();
+        let found = reconnection(mesh, request.rail, back_from, search)
+            .ok_or(BendFailure::NoReconnection)?;
+        let span = BendSpan {
+            from: request.plan.s,
+            collision: request.collision.s,
+            reconnect: found.s,
+        };
+        let departure = self.departure(request.key);
+        let (bent, leave) =
+            self.bend_on_mesh(request.rail, span, ap, run_to, clearance, departure)?;
+        Ok((bent, leave, found))
     }
 
     /// The wall clearance asked of a bend's new part, metres: the agent's radius, or what it
@@ -773,17 +784,15 @@ impl World {
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Result<Bend, BendFailure> {
-        let (key, rail, plan, collision) =
-            (request.key, request.rail, request.plan, request.collision);
-        let mesh = self.level().navmesh();
+        let key = request.key;
         let radius = self.agents[key].desc().radius;
         let clearance = self.bend_clearance(request);
         let end = ap.point + ap.tangent * run;
-        if !segment_is_clear(mesh, ap.point, end, clearance) {
+        if !segment_is_clear(self.level().navmesh(), ap.point, end, clearance) {
             return Err(BendFailure::OffMesh);
         }
         let far = AvoidancePoint { point: end, ..*ap };
-        let s_from = collision.s + run;
+        let s_from = request.collision.s + run;
         let search = ReconnectSearch {
             s_from,
             max_s: s_from + RECONNECT_REACH * distance,
@@ -791,18 +800,12 @@ impl World {
             step: radius.max(0.1),
             min_degrees: self.config().reconnect_degrees,
         };
-        let found = reconnection(mesh, rail, &far, &search).ok_or(BendFailure::NoReconnection)?;
-        let span = BendSpan {
-            from: plan.s,
-            collision: collision.s,
-            reconnect: found.s,
-        };
-        let departure = self.departure(key);
-        let (bent, _) = self.bend_on_mesh(rail, span, ap, Some(end), clearance, departure)?;
+        let (bent, _, _) =
+            self.reconnect_and_bend(request, ap, &far, Some(end), &search, clearance)?;
         Ok(self.sweep_bend(
             key,
             bent.rail,
-            plan,
+            request.plan,
             request.hysteresis,
             ap.point,
             side,
