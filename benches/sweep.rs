@@ -8,6 +8,12 @@
 //! `sweep/one_agent_past_standing`: the same agent with k agents standing beside its way, 2.5 to
 //! 8.5 m off its line: inside the broad phase's square, none able to reach the swept path (the
 //! common case in a crowd, and the one `SweepBound::may_touch` drops before the pair sweep).
+//!
+//! `sweep/one_agent_waiting`: the agent standing, wanting to go, with an agent standing 1 m
+//! ahead on its way that wants to go the same way (a queue: it waits, and bends nothing), and
+//! the k walkers of `one_agent_against` ahead. Its query runs the start check and the far-start
+//! test; the agent it waits on is swept first, and its contact cuts the walkers' sweeps short
+//! (`earliest_contact` in `resolve/trivial.rs`).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -81,6 +87,27 @@ fn world_past_standing(k: usize) -> (World, sidestep::AgentKey) {
     (world, key)
 }
 
+/// The agent of [`world_with`] standing (wanting to go), `k` walkers on their lanes ahead, and
+/// an agent standing 1 m ahead of it on its line with a rail the same way.
+fn world_waiting(k: usize) -> (World, sidestep::AgentKey) {
+    let (mut world, key) = world_with(k);
+    let y = 15.0;
+    let ahead = DVec2::new(4.0, y);
+    let blocker = world
+        .add_agent(AgentDesc {
+            position: ahead,
+            ..AgentDesc::default()
+        })
+        .expect("agents do not overlap");
+    let rail = Rail::from_points(&[ahead, DVec2::new(27.0, y)]).expect("straight rail");
+    world.set_rail(blocker, rail).expect("on the mesh");
+    world.begin_frame(1.0 / 30.0);
+    world
+        .set_motion(key, Motion::standing(0.0))
+        .expect("valid motion");
+    (world, key)
+}
+
 fn bench_sweep(c: &mut Criterion) {
     let mut group = c.benchmark_group("sweep");
     for k in COLLIDERS {
@@ -104,6 +131,19 @@ fn bench_sweep(c: &mut Criterion) {
         );
         group.throughput(Throughput::Elements(k as u64));
         group.bench_function(BenchmarkId::new("one_agent_past_standing", k), |b| {
+            b.iter(|| black_box(world.query(key).expect("known agent")))
+        });
+    }
+    for k in [4, 16, 32] {
+        let (mut world, key) = world_waiting(k);
+        // The first query records whom it waits on (the first sweep of the next ones).
+        let first = world.query(key).expect("known agent");
+        assert!(
+            matches!(first, sidestep::Order::Wait { .. }),
+            "the agent must wait in the queue: {first:?}"
+        );
+        group.throughput(Throughput::Elements(k as u64));
+        group.bench_function(BenchmarkId::new("one_agent_waiting", k), |b| {
             b.iter(|| black_box(world.query(key).expect("known agent")))
         });
     }

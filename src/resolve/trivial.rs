@@ -1792,23 +1792,26 @@ pub(crate) fn detect_fresh(
         grow,
     };
     keep_within_discs(world, candidates, &disc);
-    let mut best: Option<(crate::detect::PairContact, AgentKey)> = None;
-    for &i in candidates.iter() {
+    // The contact with one candidate (a slot of `world.hot`) if it is no later than `cutoff`
+    // seconds: the same contact whatever the cutoff, when there is one by then (the pair
+    // sweeps stop at the first contact, and only pass over steps after the cutoff).
+    let samples = &samples[..];
+    let contact_with = |i: u32, cutoff: f64| -> Option<(crate::detect::PairContact, AgentKey)> {
         let other_key = world.dense[i as usize];
         if other_key == sweep.key || sweep.only.is_some_and(|only| only != other_key) {
-            continue;
+            return None;
         }
         // The tests up to the pair sweep read the flat copy (`World::hot`): most candidates
         // stop here, and the agent records stay out of the cache.
         let hot = &world.hot[i as usize];
         match sweep.colliders {
-            Colliders::Movers if hot.max_speed <= 0.0 => continue,
-            Colliders::Standing if hot.max_speed > 0.0 => continue,
+            Colliders::Movers if hot.max_speed <= 0.0 => return None,
+            Colliders::Standing if hot.max_speed > 0.0 => return None,
             _ => {}
         }
         let to = hot.position - origin.position;
         if sweep.front_only && to.dot(origin.tangent) <= 0.0 && turns.all_behind(hot.position) {
-            continue;
+            return None;
         }
         // The hysteresis inflation guards against a moving collider's prediction changing; an
         // agent with nowhere to go has none to change, and the inflation alone would keep an
@@ -1828,13 +1831,12 @@ pub(crate) fn detect_fresh(
         // the sweep's duration (which may exceed its own horizon, e.g. a start transition's).
         let other_travel = hot.range.max(hot.max_speed * duration);
         if beyond(to, range + other_travel + radii) {
-            continue;
+            return None;
         }
-        let cutoff = best.as_ref().map_or(f64::INFINITY, |(c, _)| c.time);
         // Most of the agents left cannot reach the swept path in time; the bound says so
         // without placing them on their rails (exact: it drops no contact).
         if !bound.may_touch(samples, hot.position, radii, hot.max_speed, cutoff) {
-            continue;
+            return None;
         }
         // A collider that stands is swept along the curve of the rail, not its chords: the
         // answer must not depend on where the samples fall (`detect::sweep_standing`).
@@ -1844,12 +1846,18 @@ pub(crate) fn detect_fresh(
             let mut collider = world.agents[other_key].trajectory();
             sweep_pair(samples, &mut collider, radii, cutoff)
         };
-        if let Some(contact) = contact {
-            if contact.time < cutoff {
-                best = Some((contact, other_key));
-            }
-        }
-    }
+        contact.filter(|c| c.time <= cutoff).map(|c| (c, other_key))
+    };
+    // The agent's blocker or collider of its last query is most often the first again: swept
+    // first, its contact's time cuts the other sweeps short.
+    let hinted =
+        sweep_hint(world, sweep.key).and_then(|slot| candidates.iter().position(|&i| i == slot));
+    let best = earliest_contact(
+        candidates.len(),
+        hinted,
+        |index, cutoff| contact_with(candidates[index], cutoff),
+        |(contact, _)| contact.time,
+    );
     let Some((contact, collider)) = best else {
         return (None, Some(square));
     };
@@ -1868,6 +1876,52 @@ pub(crate) fn detect_fresh(
         avoid_direction: avoid_direction(direction, to, contact.collider_velocity),
     };
     (Some(collision), Some(square))
+}
+
+/// The earliest of `count` candidates' contacts, ties to the one listed first: the first
+/// collision of a sweep. `contact_with(index, cutoff)` is a candidate's contact if it comes by
+/// `cutoff` seconds (the same contact whatever the cutoff, when there is one by then); `time`
+/// is a contact's time. The `hinted` candidate is swept first, so that its contact's time cuts
+/// the others' short when it is the earliest, as the agent's last blocker usually is. Exact:
+/// the minimum of (time, place in the list) does not depend on the order of the sweeps.
+fn earliest_contact<C>(
+    count: usize,
+    hinted: Option<usize>,
+    mut contact_with: impl FnMut(usize, f64) -> Option<C>,
+    time: impl Fn(&C) -> f64,
+) -> Option<C> {
+    let mut best: Option<(C, usize)> = None;
+    if let Some(h) = hinted.filter(|&h| h < count) {
+        best = contact_with(h, f64::INFINITY).map(|c| (c, h));
+    }
+    for index in 0..count {
+        if Some(index) == hinted {
+            continue;
+        }
+        let (cutoff, best_index) = best
+            .as_ref()
+            .map_or((f64::INFINITY, usize::MAX), |(c, i)| (time(c), *i));
+        if let Some(contact) = contact_with(index, cutoff) {
+            let t = time(&contact);
+            if t < cutoff || (t == cutoff && index < best_index) {
+                best = Some((contact, index));
+            }
+        }
+    }
+    best.map(|(contact, _)| contact)
+}
+
+/// The slot (in `World::hot`) of the agent `key` most likely meets first: the one it waits on,
+/// else the collider of its last query. Only an order of work for [`detect_fresh`]: any answer
+/// gives the same result.
+fn sweep_hint(world: &World, key: AgentKey) -> Option<u32> {
+    let agent = &world.agents[key];
+    let other = agent
+        .waiting_on
+        .map(|(other, _)| other)
+        .or(agent.collision.as_ref().map(|c| c.collider))?;
+    let slot = world.agents.get(other)?.slot;
+    (world.dense.get(slot as usize) == Some(&other)).then_some(slot)
 }
 
 /// Whether `collider`'s rail, ahead of it, comes within `radii` metres of `spot`: an agent
@@ -2059,6 +2113,42 @@ mod tests {
                 add(&mut world, from, to, motion);
             }
             (world, key)
+        }
+    }
+
+    #[test]
+    fn the_hinted_candidate_first_changes_no_first_contact() {
+        // Contact times with ties (None: no contact); the cutoff drops contacts after it, as
+        // the pair sweeps do. Every hint gives the plain order's answer.
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..2_000 {
+            let count = next() % 9;
+            let times: Vec<Option<f64>> = (0..count)
+                .map(|_| (next() % 4 != 0).then(|| (next() % 5) as f64 * 0.25))
+                .collect();
+            let swept = |index: usize, cutoff: f64| {
+                times[index].filter(|&t| t <= cutoff).map(|t| (t, index))
+            };
+            let plain = earliest_contact(count, None, swept, |c| c.0);
+            let expected = times
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| t.map(|t| (t, i)))
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            assert_eq!(plain, expected);
+            for hint in 0..=count {
+                assert_eq!(
+                    earliest_contact(count, Some(hint), swept, |c| c.0),
+                    expected,
+                    "{times:?} hint {hint}"
+                );
+            }
         }
     }
 
