@@ -94,8 +94,9 @@ pub struct Agent {
     pub(crate) rail_serial: u64,
     /// Whether its rail's end has been checked against the other agents' destinations.
     pub(crate) destination_checked: bool,
-    /// The steering state of a free agent ([`Locomotion::Orca`] or [`Locomotion::Ttc`]).
-    pub(crate) free: Option<crate::steer::FreeState>,
+    /// The steering state of a free agent ([`Locomotion::Orca`] or [`Locomotion::Ttc`]),
+    /// boxed: inline, its ~100 bytes were in every rail agent's record too (session 32).
+    pub(crate) free: Option<Box<crate::steer::FreeState>>,
     /// Its index in the world's dense arrays (`World::dense`, `World::hot`) since the last
     /// rebuild of the broad phase.
     pub(crate) slot: u32,
@@ -395,7 +396,7 @@ impl World {
             bend_memo: None,
             rail_serial: 0,
             destination_checked: true,
-            free: locomotion.is_free().then(crate::steer::FreeState::default),
+            free: locomotion.is_free().then(Box::default),
             slot: u32::MAX,
         });
         if locomotion.is_free() {

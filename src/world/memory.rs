@@ -42,6 +42,7 @@ impl World {
                 bytes += size_of::<crate::resolve::BendMemo>();
             }
             if let Some(free) = &agent.free {
+                bytes += size_of::<crate::steer::FreeState>();
                 bytes += free.corners.capacity() * size_of::<glam::DVec2>();
             }
         }
