@@ -41,6 +41,7 @@ fn describe(order: &Order, index_of: &BTreeMap<AgentKey, usize>) -> String {
                     c.time
                 )
             }
+            StopCause::Passage { after } => format!("stop, passage after {}", who(after)),
             StopCause::InvalidMotion => "stop, invalid motion".into(),
         },
         Order::Start { speed } => format!("start {speed}"),

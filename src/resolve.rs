@@ -4,6 +4,7 @@ mod deadlock;
 mod destination;
 mod detour;
 mod order;
+mod passage;
 mod rewrite;
 #[cfg(feature = "parallel")]
 mod speculate;

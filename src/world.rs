@@ -5,6 +5,7 @@ mod config;
 mod error;
 mod grid;
 mod memory;
+mod narrows;
 mod spots;
 
 pub use agent::{
@@ -27,6 +28,7 @@ use crate::resolve::{OrderKind, Side};
 pub(crate) use grid::AgentGrid;
 #[cfg(feature = "parallel")]
 pub(crate) use grid::CellRect;
+pub(crate) use narrows::Narrow;
 pub(crate) use spots::SpotIndex;
 
 /// Slack (metres of arclength) allowed when the host reports a distance just past either end
@@ -100,6 +102,8 @@ pub struct Agent {
     /// Its index in the world's dense arrays (`World::dense`, `World::hot`) since the last
     /// rebuild of the broad phase.
     pub(crate) slot: u32,
+    /// The single-lane stretches of its rail (`None`: none), found when the rail is given.
+    pub(crate) narrows: Option<Box<[Narrow]>>,
 }
 
 /// The direction of a speed change.
@@ -398,6 +402,7 @@ impl World {
             destination_checked: true,
             free: locomotion.is_free().then(Box::default),
             slot: u32::MAX,
+            narrows: None,
         });
         if locomotion.is_free() {
             self.ensure_obstacles();
@@ -465,9 +470,29 @@ impl World {
         self.rail_serial += 1;
         agent.rail_serial = self.rail_serial;
         agent.destination_checked = false;
+        self.find_narrows(key);
         self.refresh(key);
         self.grid_dirty = true;
         Ok(())
+    }
+
+    /// Find the single-lane stretches of the agent's rail: narrower than two agents of its
+    /// radius and the margins, a wider part shorter than its diameter not counting as a
+    /// passing place.
+    pub(crate) fn find_narrows(&mut self, key: AgentKey) {
+        let margin = self.config.margin;
+        let Some(agent) = self.agents.get_mut(key) else {
+            return;
+        };
+        let radius = agent.desc.radius;
+        agent.narrows = agent.rail.as_ref().and_then(|rail| {
+            narrows::narrows_of(
+                self.level.navmesh(),
+                rail,
+                4.0 * radius + 2.0 * margin,
+                2.0 * radius,
+            )
+        });
     }
 
     /// Plan a rail from the agent's position to `goal` on the navmesh (keeping the agent's
@@ -501,6 +526,7 @@ impl World {
             .ok_or(WorldError::UnknownAgent(key))?;
         agent.desc.position = agent.position;
         agent.rail = None;
+        agent.narrows = None;
         agent.motion = Motion::standing(0.0);
         agent.invalid_motion = false;
         agent.reset_resolution();

@@ -131,6 +131,7 @@ fn order_line(frame: usize, agent: usize, order: &Order) -> String {
         Order::Stop { cause } => match cause {
             StopCause::Collision(_) => "stop".to_string(),
             StopCause::Unavoidable(_) => "stop (unavoidable)".to_string(),
+            StopCause::Passage { .. } => "stop (passage)".to_string(),
             StopCause::InvalidMotion => "stop (invalid motion)".to_string(),
         },
     };

@@ -208,6 +208,36 @@ impl World {
         DeadlockOutcome::Searched { ask: None }
     }
 
+    /// A rail for `key` to a yield spot off `other`'s way (as for a deadlock of the two), going
+    /// on to its goal once `other` has passed the spot: the order, or `None` when there is no
+    /// spot or the frame's yield searches are used up. The caller records a failed search
+    /// (`Decision::yield_failed`) when it matters.
+    pub(super) fn step_aside_for(
+        &self,
+        key: AgentKey,
+        other: AgentKey,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<Decision> {
+        let agent = &self.agents[key];
+        let goal = agent.resume_goal.or(agent.rail().map(Rail::end))?;
+        // Tight spots too: the other agent passes one standing at the radii and margins (its
+        // sweep grows them only against agents that move).
+        let (rail, via) =
+            self.yield_spot_away(key, &[key, other], None, true, candidates, samples)?;
+        let mut decision = Decision::new(Order::Reroute {
+            rail: Arc::new(rail),
+            reroute: Reroute {
+                reason: RerouteReason::Yield,
+                via,
+                side: None,
+            },
+        });
+        decision.resume_goal = Some(goal);
+        decision.letting_pass = Some(other);
+        Some(decision)
+    }
+
     /// The agent nearest `key` (within [`BOXING_RADII`] of the radii) that stands waiting on it
     /// and is not in its `cycle`, which found no yield spot: asked to make way, it frees room
     /// for `key`'s next search. At a door two agents face to face, each with others queued
@@ -260,16 +290,19 @@ impl World {
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Option<(Rail, DVec2)> {
-        self.yield_spot_away(key, cycle, None, candidates, samples)
+        self.yield_spot_away(key, cycle, None, false, candidates, samples)
     }
 
     /// [`World::yield_spot`], with every spot at least `away_from.1` metres from the point
-    /// `away_from.0` when given.
+    /// `away_from.0` when given; with `tight`, the tight spots and those the others pass on a
+    /// lane beside are looked for whatever the cycle (they are otherwise only for a pair face
+    /// to face, or an agent with nowhere to go asked to make way).
     fn yield_spot_away(
         &self,
         key: AgentKey,
         cycle: &[AgentKey],
         away_from: Option<(DVec2, f64)>,
+        tight: bool,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Option<(Rail, DVec2)> {
@@ -331,7 +364,8 @@ impl World {
         // Last, a spot the others can pass on a lane beside it (`SpotSearch::passing`): two
         // agents face to face in a corridor too narrow to keep out of each other's ways but
         // wide enough to pass, each blocking the other's bend (a 2 m corridor, 0.4 m agents).
-        if !(self.face_to_face(key, cycle) || self.idle_in_the_way(key, cycle, away_from)) {
+        if !(tight || self.face_to_face(key, cycle) || self.idle_in_the_way(key, cycle, away_from))
+        {
             return None;
         }
         let mut search = SpotSearch::new(self, key, cycle, outer_ring);
@@ -523,7 +557,7 @@ impl World {
             )
         });
         let Some((rail, via)) =
-            self.yield_spot_away(key, &[key, head], away_from, candidates, samples)
+            self.yield_spot_away(key, &[key, head], away_from, false, candidates, samples)
         else {
             decision.yield_failed = true;
             return Some(decision);
@@ -603,7 +637,13 @@ impl World {
 
     /// Whether `other`'s remaining way passes within `key`'s and its radii and margins, grown
     /// by `grow`, of `point` (sampled a quarter of that apart along the way).
-    fn way_passes(&self, key: AgentKey, other: AgentKey, point: DVec2, grow: f64) -> bool {
+    pub(super) fn way_passes(
+        &self,
+        key: AgentKey,
+        other: AgentKey,
+        point: DVec2,
+        grow: f64,
+    ) -> bool {
         let (Some(agent), Some(other)) = (self.agents.get(key), self.agents.get(other)) else {
             return false;
         };

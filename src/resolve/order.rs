@@ -140,6 +140,13 @@ pub enum StopCause {
     /// A predicted collision that neither a speed change, nor a bent rail, nor a clean stop
     /// avoids; stopping is the least bad answer.
     Unavoidable(Collision),
+    /// An agent coming the other way goes first through the single-lane stretch (a door, a
+    /// corridor one agent wide) the rail enters next: the agent stops short of it, cleanly
+    /// (docs/ALGORITHM.md, "Single-lane stretches").
+    Passage {
+        /// The agent that goes first.
+        after: AgentKey,
+    },
     /// The host's last motion report was invalid (see
     /// [`WorldError::InvalidMotion`](crate::WorldError::InvalidMotion)).
     InvalidMotion,

@@ -5,9 +5,10 @@ use glam::DVec2;
 
 use std::sync::Arc;
 
-use super::deadlock::{DeadlockOutcome, LaneLink};
+use super::deadlock::{DeadlockOutcome, LaneLink, YIELD_SEARCHES_PER_FRAME};
 use super::detour::DETOUR_SEARCHES_PER_FRAME;
 use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopCause};
+use super::passage;
 use super::rewrite::{BendInputs, BendMemo, BendRequest};
 use crate::debug::{DebugSink, NoDebug};
 use crate::detect::{
@@ -166,14 +167,17 @@ impl World {
     /// 2. a rail given since the last query that ends where another agent stands or is bound
     ///    (given its rail earlier): its end moves to the nearest free spot (a reroute);
     /// 3. a standing agent: from a yield spot, go on toward the goal once the way is clear;
+    ///    wait (on a spot off the way, if it stands in it) while an agent coming the other way
+    ///    goes first through the single-lane stretch ahead (`passage`);
     ///    start if the start is collision-free, or blocked only by agents standing far enough
     ///    ahead to walk toward, and the reversal hold since its stop is over;
     ///    if an agent blocks the way for good, break a deadlock (a cycle of agents waiting on
     ///    each other for [`AvoidanceConfig::deadlock_time`](crate::AvoidanceConfig)) by sending
     ///    one to a yield spot, or bend the rail around the blocker; else wait;
     /// 4. a moving agent: a slower speed if its stop would meet the stop of a walker ahead
-    ///    that stops shorter, were both to stop now (room to stop); else sweep at the current
-    ///    speed;
+    ///    that stops shorter, were both to stop now (room to stop); else a clean stop short of
+    ///    a single-lane stretch an agent coming the other way goes through first; else sweep
+    ///    at the current speed;
     /// 5. on a collision: keep a speed-up younger than the reversal hold while the collision
     ///    is further off than the rest of the hold and the stopping time; else, for a
     ///    speed-up or start younger than the hold, a bend clear at its speed; else the
@@ -441,6 +445,9 @@ impl World {
         agent.last_order = decision.order.kind();
         agent.last_order_time = now;
         let slot = agent.slot as usize;
+        if let Order::Reroute { .. } = decision.order {
+            self.find_narrows(key);
+        }
         self.refresh(key);
         if let Order::Reroute { .. } = decision.order {
             // Its rail's end may have moved: the index of ends looks at it apart.
@@ -568,6 +575,11 @@ fn decide(
     // leaves it, whatever the hold of the last order (`room_to_stop`).
     if let Some(speed) = room_to_stop(world, key, rail, candidates, samples) {
         return Decision::new(Order::ChangeSpeed { speed });
+    }
+    // Short of a single-lane stretch that an agent coming the other way goes through first:
+    // a clean stop (`passage`).
+    if let Some(decision) = passage_stop(world, key, rail, candidates, samples) {
+        return decision;
     }
     let plan_at = |speed: f64| match motion.phase {
         Phase::Starting { elapsed } => start_plan(desc, motion.s, speed, elapsed),
@@ -957,6 +969,31 @@ fn decide_standing(
         decision.waiting_on = agent.waiting_on.map(|(blocker, _)| blocker);
         return decision;
     }
+    // Not into a single-lane stretch that an agent coming the other way goes through first:
+    // looked for as far as the start walks before it could stop again, and the wait short of
+    // the stretch (`passage`).
+    let preferred = desc.preferred_speed;
+    let look = desc.start.distance
+        + preferred * config.reversal_hold
+        + desc.stop_distance(preferred)
+        + passage::WAIT_RADII * desc.radius;
+    if let Some((_, other)) = passage::passage_turn(world, key, look, candidates) {
+        let mut decision = Decision::new(Order::Wait { clear_in: None });
+        decision.waiting_on = Some(other);
+        // Standing in the way out of the stretch: a spot off that agent's way, going on once
+        // it has passed (as a deadlock's yield, within the frame's searches).
+        let grow = 1.0 + config.resume_inflation;
+        if world.way_passes(key, other, agent.position(), grow)
+            && world.time >= agent.cannot_yield_until
+            && world.yield_searches < YIELD_SEARCHES_PER_FRAME
+        {
+            match world.step_aside_for(key, other, candidates, samples) {
+                Some(aside) => return aside,
+                None => decision.yield_failed = true,
+            }
+        }
+        return decision;
+    }
     let verdict = start_verdict(
         world,
         key,
@@ -1145,6 +1182,57 @@ fn decide_standing(
     outcome.searched_bend = true;
     outcome.bend_memo = Some(memo);
     outcome
+}
+
+/// Seconds of travel before the point where a walker must be told to stop to stand short of a
+/// single-lane stretch: a few frames, so that the stop is ordered in time whatever the frame
+/// rate.
+const PASSAGE_LEAD: f64 = 0.15;
+
+/// A walker short of a single-lane stretch that an agent coming the other way goes through
+/// first (`passage::passage_turn`): a clean stop that leaves it [`passage::WAIT_RADII`] radii
+/// short of the stretch, once it is that near. `None` when it goes first, is too near to stop
+/// short, its stop is not clean (the sweep of the stop as played meets someone), or its last
+/// order is a start or speed-up within the reversal hold (a stop would reverse it).
+fn passage_stop(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> Option<Decision> {
+    let agent = &world.agents[key];
+    let config = world.config();
+    let fresh = (agent.last_order == OrderKind::Start
+        || agent.last_speed_step == Some(SpeedStep::Faster))
+        && world.time - agent.last_order_time < config.reversal_hold;
+    if fresh || agent.narrows.is_none() {
+        return None;
+    }
+    let motion = agent.motion;
+    let desc = agent.desc();
+    let stop = stop_as_played(desc, &motion);
+    let stopping = stop.transition_distance();
+    let look = stopping + passage::WAIT_RADII * desc.radius + motion.speed * PASSAGE_LEAD;
+    let (narrow, after) = passage::passage_turn(world, key, look, candidates)?;
+    if narrow.s_in - motion.s < stopping {
+        return None;
+    }
+    if detect(
+        world,
+        &Sweep::ahead(key, rail, stop, 0.0),
+        candidates,
+        samples,
+    )
+    .is_some()
+    {
+        return None;
+    }
+    let mut decision = Decision::new(Order::Stop {
+        cause: StopCause::Passage { after },
+    });
+    decision.waiting_on = Some(after);
+    Some(decision)
 }
 
 /// Slack of [`far_standing_blocker`], seconds: a few frames more than the start needs to walk

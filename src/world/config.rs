@@ -65,6 +65,12 @@ pub struct AvoidanceConfig {
     /// Let [`World::add_agent`](crate::World::add_agent) place an agent overlapping another
     /// (dense spawns); default false, so overlapping starts are reported as errors.
     pub allow_overlap: bool,
+    /// Take turns through single-lane stretches (a corridor too narrow for two agents to pass,
+    /// at least two diameters long): an agent about to enter one waits short of it, or on a
+    /// spot off the way, while an agent coming the other way is in it or goes first
+    /// (docs/ALGORITHM.md, "Single-lane stretches"). Default true; false leaves such meetings
+    /// to the path rewrite and the deadlock rule.
+    pub single_lane_turns: bool,
     /// The ORCA solver of free agents ([`crate::Locomotion::Orca`]); see [`OrcaConfig`] for
     /// each field's units, range and default.
     pub orca: OrcaConfig,
@@ -112,6 +118,7 @@ impl AvoidanceConfig {
             follow_degrees: 30.0,
             cell_size: 0.0,
             allow_overlap: false,
+            single_lane_turns: true,
             orca: OrcaConfig::from_agent_radius(radius),
             ttc: TtcConfig::default(),
         }

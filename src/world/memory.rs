@@ -38,6 +38,9 @@ impl World {
         let mut bytes = self.agents.capacity() * slot;
         for agent in self.agents.values() {
             bytes += agent.desc.gaits.capacity() * size_of::<Gait>();
+            if let Some(narrows) = &agent.narrows {
+                bytes += narrows.len() * size_of::<super::Narrow>();
+            }
             if agent.bend_memo.is_some() {
                 bytes += size_of::<crate::resolve::BendMemo>();
             }

@@ -503,6 +503,9 @@ impl Script {
                         "{order:?}"
                     );
                 }
+                StopCause::Passage { after } => {
+                    self.check_other(key, *after, "a stop's agent going first");
+                }
                 StopCause::InvalidMotion => {}
             },
             Order::Reroute { rail, reroute } => {
