@@ -553,8 +553,13 @@ fn two_standers_staggered_across_a_corridor_are_passed_by_a_slalom_between_them(
 /// speed (0.8 m/s, `slow_preferred`) or slowed to 0.8 from a preferred 1.4, both on the middle
 /// line of `level` from x = 2: the follower's order.
 fn behind_a_slow_walker(level: &str, slow_preferred: bool) -> Order {
-    let mut world = world_on(level);
     let y = if level == "corridor-3m" { 1.5 } else { 1.2 };
+    behind_a_slow_walker_at(level, slow_preferred, y)
+}
+
+/// [`behind_a_slow_walker`] with both on the line `y`.
+fn behind_a_slow_walker_at(level: &str, slow_preferred: bool, y: f64) -> Order {
+    let mut world = world_on(level);
     let speeds: &[f64] = if slow_preferred { &[0.8] } else { &[0.8, 1.4] };
     let preferred = if slow_preferred { 0.8 } else { 1.4 };
     let slow = world
@@ -604,6 +609,23 @@ fn a_faster_walker_overtakes_one_slow_by_nature_where_there_is_room() {
             "{level}, slow by nature {slow_preferred}: {order:?}"
         );
     }
+}
+
+/// Both walkers on a line 0.9 m from the right wall of the 3 m corridor (as a planner keeping
+/// right puts them): the bend to the right, the first side tried for a collider on the agent's
+/// own line, leaves 0.5 m beside the slow walker and is accepted only at a slower speed; the
+/// overtake takes the left side, clear at 2.6 m/s (session 32: such an overtaker followed the
+/// slow walker to the end, travel time ratio 1.97).
+#[test]
+fn an_overtake_blocked_on_one_side_passes_on_the_other() {
+    let order = behind_a_slow_walker_at("corridor-3m", true, 0.9);
+    let (rail, reroute) = reroute_of(&order);
+    assert_eq!(reroute.reason, RerouteReason::Avoid);
+    assert_eq!(reroute.side, Some(Side::Left));
+    let widest = (0..=200)
+        .map(|k| rail.position(rail.length() * k as f64 / 200.0).y - 0.9)
+        .fold(0.0, f64::max);
+    assert!(widest >= 0.9, "{widest}");
 }
 
 /// An agent with nowhere to go just past the detection horizon blocks a start (the start check
