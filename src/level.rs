@@ -20,7 +20,7 @@ pub use error::{LevelError, LevelItem, LevelProblem};
 pub use format::LevelFile;
 pub use navmesh::{BoundaryEdge, NavMesh, PolygonId};
 pub(crate) use outline::triangulate_outline;
-pub use path::{CornerVertex, Path, PathCorner, PathError, PathOptions, Turn};
+pub use path::{CornerVertex, Path, PathCorner, PathError, PathOptions, Turn, KEEP_RIGHT_RADII};
 pub use raycast::{FurthestPoint, RayHit};
 pub use walls::WallHit;
 

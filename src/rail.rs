@@ -4,6 +4,7 @@
 mod arclength;
 mod cursor;
 mod error;
+mod lane;
 mod segment;
 mod smooth;
 mod validate;

@@ -22,7 +22,7 @@ use glam::DVec2;
 use slotmap::SlotMap;
 
 use crate::detect::{Collision, MotionPlan, SweepSample, Trajectory};
-use crate::level::{Level, PathOptions};
+use crate::level::Level;
 use crate::rail::Rail;
 use crate::resolve::{OrderKind, Side};
 pub(crate) use grid::AgentGrid;
@@ -512,7 +512,7 @@ impl World {
         let rail = Arc::new(self.level.navmesh().plan_rail(
             from,
             goal,
-            &PathOptions::from_agent_radius(radius),
+            &self.config.path_options(radius),
         )?);
         self.set_rail(key, rail.clone())?;
         Ok(rail)

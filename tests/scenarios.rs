@@ -269,11 +269,19 @@ fn runs_are_deterministic() {
 #[test]
 fn head_on_and_standing_blockers_are_passed_by_bending_the_rail() {
     // Speeds cannot solve these (chapter 22.4): the rail must be rewritten, and the agents
-    // must arrive without touching.
+    // must arrive without touching. The rails are planned on the taut line (no lanes: in
+    // head-on's 2.4 m corridor, rails keeping right pass each other, `rails_keeping_right_pass_
+    // head_on_in_a_corridor`).
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios");
     for name in ["head-on", "stationary-blocker"] {
-        let sim = play(std::path::Path::new(&format!(
-            "fixtures/scenarios/{name}.json"
-        )));
+        let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+        let mut file: Value = serde_json::from_str(&text).unwrap();
+        file["avoidance"] = json!({ "keep_right_radii": 0.0 });
+        let scenario = Scenario::from_json(&file.to_string(), name, Some(&dir)).unwrap();
+        let mut sim = Simulation::new(&scenario).unwrap();
+        while !sim.finished() {
+            sim.step();
+        }
         let m = sim.metrics();
         assert!(
             m.orders.reroute >= 1,
@@ -283,6 +291,25 @@ fn head_on_and_standing_blockers_are_passed_by_bending_the_rail() {
         assert_eq!(m.collisions, 0, "{name}");
         let with_goals = sim.agents().iter().filter(|a| a.goal.is_some()).count();
         assert_eq!(m.reached, with_goals, "{name}");
+    }
+}
+
+#[test]
+fn rails_keeping_right_pass_head_on_in_a_corridor() {
+    // head-on: two agents on the middle line of a 2.4 m corridor, going opposite ways. Their
+    // rails keep right (docs/ALGORITHM.md, "Lanes"): 0.6 m right of the middle, 1.2 m apart,
+    // clear of both radii and margins (0.9 m); no order is needed.
+    let sim = play(std::path::Path::new("fixtures/scenarios/head-on.json"));
+    let m = sim.metrics();
+    assert_eq!(
+        (m.orders.reroute, m.orders.stop, m.orders.speed_change),
+        (0, 0, 0)
+    );
+    assert_eq!((m.reached, m.collisions), (2, 0));
+    for agent in sim.agents() {
+        let rail = agent.rail.as_ref().unwrap();
+        let middle = rail.position(0.5 * rail.length());
+        assert!((middle.y - 1.2).abs() > 0.59, "{middle}");
     }
 }
 

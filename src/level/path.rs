@@ -18,18 +18,38 @@ pub struct PathOptions {
     /// corner path keeps this clearance at the corners it turns around, and gaps narrower than
     /// twice the radius are not passable.
     pub radius: f64,
+    /// How far right of a two-way corridor's middle line a planned rail keeps along its straight
+    /// parts, metres, `>= 0` (0: the taut line); default 0, and [`KEEP_RIGHT_RADII`] radii from
+    /// [`PathOptions::from_agent_radius`]. Only [`NavMesh::plan_rail`] applies it, where the
+    /// mesh across the part is narrower than nine radii all along it and the moved part keeps
+    /// the radius from walls (docs/ALGORITHM.md, "Lanes").
+    ///
+    /// [`NavMesh::plan_rail`]: crate::level::NavMesh::plan_rail
+    pub keep_right: f64,
 }
+
+/// The default [`PathOptions::keep_right`] of [`PathOptions::from_agent_radius`], in agent
+/// radii: two agents keeping right pass 3 radii apart, clear of both radii and the default
+/// margins (2.25 radii).
+pub const KEEP_RIGHT_RADII: f64 = 1.5;
 
 impl Default for PathOptions {
     fn default() -> Self {
-        PathOptions { radius: 0.0 }
+        PathOptions {
+            radius: 0.0,
+            keep_right: 0.0,
+        }
     }
 }
 
 impl PathOptions {
-    /// Options for an agent of the given collision radius (metres).
+    /// Options for an agent of the given collision radius (metres), keeping right in two-way
+    /// corridors by [`KEEP_RIGHT_RADII`] radii.
     pub fn from_agent_radius(radius: f64) -> Self {
-        PathOptions { radius }
+        PathOptions {
+            radius,
+            keep_right: KEEP_RIGHT_RADII * radius,
+        }
     }
 }
 

@@ -121,7 +121,8 @@ impl NavMesh {
                 }
             }
         }
-        Ok(rail)
+        // Two-way corridors: the straight parts keep right (`rail/lane.rs`).
+        Ok(self.keep_right(rail, options))
     }
 }
 

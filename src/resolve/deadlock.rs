@@ -12,7 +12,6 @@ use super::rewrite::segment_is_clear;
 use super::trivial::{start_verdict, Decision, Hysteresis};
 use crate::detect::SweepSample;
 use crate::geometry::closest_on_segment;
-use crate::level::PathOptions;
 use crate::rail::Rail;
 use crate::world::{Agent, AgentKey, World};
 
@@ -485,7 +484,7 @@ impl World {
     /// it is seen and broken), or bends around an agent that will not clear the way.
     pub(super) fn resume_from_yield(&self, key: AgentKey, goal: DVec2) -> Decision {
         let agent = &self.agents[key];
-        let options = PathOptions::from_agent_radius(agent.desc().radius);
+        let options = self.config().path_options(agent.desc().radius);
         match self
             .level()
             .navmesh()
@@ -933,7 +932,7 @@ impl<'w> SpotSearch<'w> {
             return None;
         }
         self.planned_tries += 1;
-        let options = PathOptions::from_agent_radius(radius);
+        let options = self.world.config().path_options(radius);
         mesh.plan_rail(from, spot, &options)
             .ok()
             .filter(|rail| can_start(rail))

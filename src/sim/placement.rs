@@ -17,7 +17,7 @@ use glam::DVec2;
 
 use super::scenario::{Mode, Scenario, ScenarioAgent};
 use crate::geometry::cross;
-use crate::level::{Level, NavMesh, PathOptions};
+use crate::level::{Level, NavMesh};
 use crate::world::{validate_desc, AgentDesc, AvoidanceConfig, Locomotion};
 
 /// Starts (and goals) are kept at least this factor × the sum of radii apart, so that no two
@@ -129,7 +129,7 @@ impl Scenario {
         let radius = options.radius;
         let clearance = radius + PLACEMENT_WALL_MARGIN;
         let spacing = 2.0 * radius * PLACEMENT_SPACING;
-        let path_options = PathOptions::from_agent_radius(radius);
+        let path_options = avoidance.path_options(radius);
         let mut rng = SplitMix64::new(options.seed);
         let mut starts = SpacingGrid::new(spacing);
         let mut goals = SpacingGrid::new(spacing);

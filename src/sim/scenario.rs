@@ -348,8 +348,8 @@ impl Scenario {
         let mut agents: Vec<ScenarioAgent> = Vec::with_capacity(file.agents.len());
         for (i, entry) in file.agents.iter().enumerate() {
             let item = || format!("agent {i}");
-            let agent =
-                agent_from_entry(entry, &level).map_err(|problem| invalid(item(), problem))?;
+            let agent = agent_from_entry(entry, &level, &file.avoidance)
+                .map_err(|problem| invalid(item(), problem))?;
             for (j, other) in agents.iter().enumerate() {
                 let radii = agent.desc.radius + other.desc.radius;
                 let d = agent.desc.position.distance(other.desc.position);
@@ -394,7 +394,11 @@ fn point(p: [f64; 2], what: &str) -> Result<DVec2, String> {
     }
 }
 
-fn agent_from_entry(entry: &AgentEntry, level: &Level) -> Result<ScenarioAgent, String> {
+fn agent_from_entry(
+    entry: &AgentEntry,
+    level: &Level,
+    avoidance: &AvoidanceConfig,
+) -> Result<ScenarioAgent, String> {
     let mesh = level.navmesh();
     let radius = entry.radius;
     if !(radius.is_finite() && radius > 0.0) {
@@ -497,7 +501,7 @@ fn agent_from_entry(entry: &AgentEntry, level: &Level) -> Result<ScenarioAgent, 
                 ));
             }
             let rail = mesh
-                .plan_rail(start, goal, &PathOptions::from_agent_radius(radius))
+                .plan_rail(start, goal, &avoidance.path_options(radius))
                 .map_err(|e| format!("no rail from start to goal: {e}"))?;
             Some(Arc::new(rail))
         }

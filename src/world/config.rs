@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 
+use crate::level::{PathOptions, KEEP_RIGHT_RADII};
 use crate::steer::{OrcaConfig, TtcConfig};
 
 /// Tunables of the avoidance world. Every field has a default (see [`Default`]); a scenario's
@@ -71,6 +72,11 @@ pub struct AvoidanceConfig {
     /// (docs/ALGORITHM.md, "Single-lane stretches"). Default true; false leaves such meetings
     /// to the path rewrite and the deadlock rule.
     pub single_lane_turns: bool,
+    /// How far right of a two-way corridor's middle line the rails the world plans keep
+    /// ([`World::plan_rail`](crate::World::plan_rail), the built-in host's scenarios, the yield
+    /// and detour rails), in agent radii ([`AvoidanceConfig::path_options`]; docs/ALGORITHM.md,
+    /// "Lanes"). Range [0, 5]; default [`KEEP_RIGHT_RADII`] (1.5); 0 plans the taut line.
+    pub keep_right_radii: f64,
     /// The ORCA solver of free agents ([`crate::Locomotion::Orca`]); see [`OrcaConfig`] for
     /// each field's units, range and default.
     pub orca: OrcaConfig,
@@ -119,8 +125,18 @@ impl AvoidanceConfig {
             cell_size: 0.0,
             allow_overlap: false,
             single_lane_turns: true,
+            keep_right_radii: KEEP_RIGHT_RADII,
             orca: OrcaConfig::from_agent_radius(radius),
             ttc: TtcConfig::default(),
+        }
+    }
+
+    /// The path options of the rails planned for an agent of `radius` metres: that radius, and
+    /// [`AvoidanceConfig::keep_right_radii`] of it right of two-way corridors' middle lines.
+    pub fn path_options(&self, radius: f64) -> PathOptions {
+        PathOptions {
+            radius,
+            keep_right: self.keep_right_radii * radius,
         }
     }
 
@@ -139,6 +155,7 @@ impl AvoidanceConfig {
             }
         };
         check("horizon", self.horizon, 0.0, 10.0, true)?;
+        check("keep_right_radii", self.keep_right_radii, 0.0, 5.0, false)?;
         check("margin", self.margin, 0.0, 1.0, false)?;
         check("head_on_degrees", self.head_on_degrees, 0.0, 90.0, false)?;
         check("commitment", self.commitment, 0.0, 5.0, false)?;

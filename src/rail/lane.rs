@@ -1,0 +1,208 @@
+//! Keeping right in two-way corridors: the straight parts of a planned rail that run along a
+//! corridor a few agents wide are moved to the right of its middle line, so that agents going
+//! opposite ways along it walk in two lanes instead of meeting head-on.
+//!
+//! The taut path runs where its corners put it: in a straight corridor, on the straight line
+//! between the ends, so two agents going opposite ways along it meet nearly head-on and each
+//! must bend around the other (corridor-two-way: two files of eight in a 2.4 m corridor, travel
+//! time ratio 1.77). A corridor is a straight part along which the mesh across is narrower than
+//! [`CORRIDOR_RADII`] radii at every metre; there the part is moved right by what brings it
+//! [`PathOptions::keep_right`] right of the corridor's middle (the mean over the part), through
+//! a cubic S-curve at each end ([`RAMP_OFFSETS`] offsets long, G1 with the part), and only where
+//! the moved part and its curves keep the radius from the walls (else half the move, else none).
+
+use glam::DVec2;
+
+use super::{Rail, RailSegment};
+use crate::level::{NavMesh, PathOptions};
+
+/// A straight part counts as in a corridor when the mesh across it is narrower than this many
+/// agent radii everywhere along it: four agents abreast with their margins, and a little.
+const CORRIDOR_RADII: f64 = 9.0;
+
+/// Length of each S-curve into and out of the lane, in multiples of the move: a lateral slope
+/// of at most 1.5 / 4 (about 21°).
+const RAMP_OFFSETS: f64 = 4.0;
+
+/// Shortest S-curve, metres.
+const MIN_RAMP: f64 = 1.0;
+
+/// Spacing of the width measurements along a part, metres.
+const WIDTH_STEP: f64 = 1.0;
+
+impl NavMesh {
+    /// `rail` with its straight parts along two-way corridors moved right as the module says,
+    /// for an agent of `options.radius`; `rail` itself when `options.keep_right` is 0 or no part
+    /// moves.
+    pub(crate) fn keep_right(&self, rail: Rail, options: &PathOptions) -> Rail {
+        let radius = options.radius;
+        if options.keep_right <= 0.0 || radius <= 0.0 {
+            return rail;
+        }
+        let mut segments: Vec<RailSegment> = Vec::with_capacity(rail.segments().len() + 4);
+        let mut moved = false;
+        for segment in rail.segments() {
+            match self.lane_of(segment, radius, options.keep_right) {
+                Some(lane) => {
+                    segments.extend(lane);
+                    moved = true;
+                }
+                None => segments.push(*segment),
+            }
+        }
+        if !moved {
+            return rail;
+        }
+        Rail::new(segments).unwrap_or(rail)
+    }
+
+    /// The three pieces (S-curve out, the moved part, S-curve back) that replace a straight
+    /// `segment` in a corridor, or `None`.
+    fn lane_of(&self, segment: &RailSegment, radius: f64, keep: f64) -> Option<[RailSegment; 3]> {
+        if !segment.is_line() {
+            return None;
+        }
+        let (a, b) = (segment.start(), segment.end());
+        let length = a.distance(b);
+        let direction = (b - a).try_normalize()?;
+        let right = DVec2::new(direction.y, -direction.x);
+        // How far right of the corridor's middle the part runs now, on average; `None` out of
+        // a corridor.
+        let limit = CORRIDOR_RADII * radius;
+        let steps = (length / WIDTH_STEP).ceil().max(2.0) as usize;
+        let mut right_of_middle = 0.0;
+        for k in 0..=steps {
+            let p = a.lerp(b, k as f64 / steps as f64);
+            let to_right = self.raycast(p, p + right * limit).fraction * limit;
+            let to_left = self.raycast(p, p - right * limit).fraction * limit;
+            if to_left + to_right >= limit {
+                return None;
+            }
+            right_of_middle += 0.5 * (to_left - to_right);
+        }
+        right_of_middle /= (steps + 1) as f64;
+        let wanted = keep - right_of_middle;
+        for shift in [wanted, 0.5 * wanted] {
+            if shift < 0.05 * radius {
+                return None;
+            }
+            let ramp = (RAMP_OFFSETS * shift).max(MIN_RAMP);
+            if length < 2.0 * ramp + radius {
+                continue;
+            }
+            let a1 = a + direction * ramp + right * shift;
+            let b1 = b - direction * ramp + right * shift;
+            let out = RailSegment::cubic(
+                a,
+                a + direction * (0.5 * ramp),
+                a1 - direction * (0.5 * ramp),
+                a1,
+            );
+            let back = RailSegment::cubic(
+                b1,
+                b1 + direction * (0.5 * ramp),
+                b - direction * (0.5 * ramp),
+                b,
+            );
+            let clear = |p: DVec2, q: DVec2| {
+                self.segment_keeps_clearance(p, q, radius) && self.is_reachable(p, q)
+            };
+            // The curves by chords an eighth of them long: an S-curve this flat strays from
+            // its chords by well under a millimetre per metre of ramp.
+            let curve_clear = |curve: &RailSegment| {
+                (0..8).all(|i| {
+                    clear(
+                        curve.point(i as f64 / 8.0),
+                        curve.point((i + 1) as f64 / 8.0),
+                    )
+                })
+            };
+            if clear(a1, b1) && curve_clear(&out) && curve_clear(&back) {
+                return Some([out, RailSegment::line(a1, b1), back]);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::Level;
+
+    fn level(name: &str) -> Level {
+        Level::load(format!(
+            "{}/fixtures/levels/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .expect("fixture level loads")
+    }
+
+    fn keeping_right(radius: f64) -> PathOptions {
+        PathOptions::from_agent_radius(radius)
+    }
+
+    #[test]
+    fn a_rail_along_a_two_way_corridor_keeps_right_of_its_middle() {
+        // corridor: 2.4 m wide (y 0 to 2.4), 30 m long. Eastbound on the middle line: its right
+        // is south.
+        let corridor = level("corridor");
+        let mesh = corridor.navmesh();
+        let rail = Rail::from_points(&[DVec2::new(2.0, 1.2), DVec2::new(28.0, 1.2)]).unwrap();
+        let kept = mesh.keep_right(rail.clone(), &keeping_right(0.4));
+        assert_eq!(kept.segments().len(), 3);
+        // The ends stay; the middle runs 0.6 m right of the corridor's middle.
+        assert!(kept.start().distance(rail.start()) < 1e-12);
+        assert!(kept.end().distance(rail.end()) < 1e-12);
+        let middle = kept.position(0.5 * kept.length());
+        assert!((middle.y - 0.6).abs() < 1e-9, "{middle}");
+        // G1 at the joints, and the radius kept from the walls.
+        for s in [kept.segment_start(1), kept.segment_start(2)] {
+            let before = kept.tangent(s - 1e-6);
+            let after = kept.tangent(s + 1e-6);
+            assert!(before.dot(after) > 1.0 - 1e-6, "{before} {after}");
+        }
+        assert!(kept.clearance(mesh, 0.05).distance >= 0.4 - 1e-6);
+        // Westbound on a line already 0.3 m right of the middle: moved 0.3 m more.
+        let west = Rail::from_points(&[DVec2::new(28.0, 1.5), DVec2::new(2.0, 1.5)]).unwrap();
+        let kept = mesh.keep_right(west, &keeping_right(0.4));
+        let middle = kept.position(0.5 * kept.length());
+        assert!((middle.y - 1.8).abs() < 1e-9, "{middle}");
+    }
+
+    #[test]
+    fn rails_already_right_across_open_ground_or_off_keep_their_line() {
+        let corridor = level("corridor");
+        // Already 0.6 m right of the middle (y 0.6 eastbound): nothing to move.
+        let right = Rail::from_points(&[DVec2::new(2.0, 0.6), DVec2::new(28.0, 0.6)]).unwrap();
+        let kept = corridor
+            .navmesh()
+            .keep_right(right.clone(), &keeping_right(0.4));
+        assert_eq!(kept.segments().len(), 1);
+        // Open ground: no corridor.
+        let open = level("open-field");
+        let across = Rail::from_points(&[DVec2::new(2.0, 15.0), DVec2::new(28.0, 15.0)]).unwrap();
+        assert_eq!(
+            open.navmesh()
+                .keep_right(across, &keeping_right(0.4))
+                .segments()
+                .len(),
+            1
+        );
+        // A line through a crossing: the mesh across it is wide where it crosses.
+        let crossroads = level("crossroads");
+        let through = Rail::from_points(&[DVec2::new(1.0, 15.0), DVec2::new(29.0, 15.0)]).unwrap();
+        let kept = crossroads
+            .navmesh()
+            .keep_right(through, &keeping_right(0.4));
+        assert_eq!(kept.segments().len(), 1);
+        // Off (the default options).
+        let middle = Rail::from_points(&[DVec2::new(2.0, 1.2), DVec2::new(28.0, 1.2)]).unwrap();
+        let off = PathOptions {
+            keep_right: 0.0,
+            ..PathOptions::from_agent_radius(0.4)
+        };
+        let kept = corridor.navmesh().keep_right(middle, &off);
+        assert_eq!(kept.segments().len(), 1);
+    }
+}
