@@ -24,6 +24,16 @@ pub use path::{CornerVertex, Path, PathCorner, PathError, PathOptions, Turn, KEE
 pub use raycast::{FurthestPoint, RayHit};
 pub use walls::WallHit;
 
+/// The fixture level `name` (`fixtures/levels/NAME.json`), for unit tests.
+#[cfg(test)]
+pub(crate) fn fixture_level(name: &str) -> Level {
+    Level::load(format!(
+        "{}/fixtures/levels/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap_or_else(|e| panic!("fixture level {name}: {e}"))
+}
+
 use std::path::Path as FilePath;
 
 /// A validated level: its name, its source description and its navigation mesh.

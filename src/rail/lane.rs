@@ -128,15 +128,7 @@ impl NavMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::Level;
-
-    fn level(name: &str) -> Level {
-        Level::load(format!(
-            "{}/fixtures/levels/{name}.json",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .expect("fixture level loads")
-    }
+    use crate::level::fixture_level as level;
 
     fn keeping_right(radius: f64) -> PathOptions {
         PathOptions::from_agent_radius(radius)

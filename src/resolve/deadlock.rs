@@ -192,16 +192,8 @@ impl World {
                     ask: self.boxing_in(key, &cycle, candidates),
                 };
             };
-            let mut decision = Decision::new(Order::Reroute {
-                rail: Arc::new(rail),
-                reroute: Reroute {
-                    reason: RerouteReason::Yield,
-                    via,
-                    side: None,
-                },
-            });
-            decision.resume_goal = Some(goal);
-            decision.letting_pass = self.beside_the_way(key, &cycle, via);
+            let letting_pass = self.beside_the_way(key, &cycle, via);
+            let decision = yield_decision(rail, via, goal, letting_pass);
             return DeadlockOutcome::Yield(Box::new(decision));
         }
         DeadlockOutcome::Searched { ask: None }
@@ -224,17 +216,7 @@ impl World {
         // sweep grows them only against agents that move).
         let (rail, via) =
             self.yield_spot_away(key, &[key, other], None, true, candidates, samples)?;
-        let mut decision = Decision::new(Order::Reroute {
-            rail: Arc::new(rail),
-            reroute: Reroute {
-                reason: RerouteReason::Yield,
-                via,
-                side: None,
-            },
-        });
-        decision.resume_goal = Some(goal);
-        decision.letting_pass = Some(other);
-        Some(decision)
+        Some(yield_decision(rail, via, goal, Some(other)))
     }
 
     /// The agent nearest `key` (within [`BOXING_RADII`] of the radii) that stands waiting on it
@@ -940,18 +922,36 @@ impl<'w> SpotSearch<'w> {
     }
 }
 
+/// The order to take `rail` to the yield spot `via`, going on to `goal` from there (once
+/// `letting_pass`, when given, has passed the spot).
+fn yield_decision(rail: Rail, via: DVec2, goal: DVec2, letting_pass: Option<AgentKey>) -> Decision {
+    let mut decision = Decision::new(Order::Reroute {
+        rail: Arc::new(rail),
+        reroute: Reroute {
+            reason: RerouteReason::Yield,
+            via,
+            side: None,
+        },
+    });
+    decision.resume_goal = Some(goal);
+    decision.letting_pass = letting_pass;
+    decision
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::Level;
     use crate::world::{AgentDesc, Motion};
     use crate::AvoidanceConfig;
 
     /// A world on the fixture level `name` (`fixtures/levels/NAME.json`), default settings (also
     /// the worlds of `narrow`'s tests).
     pub(super) fn world_on(name: &str) -> World {
-        let path = format!("{}/fixtures/levels/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        World::new(Level::load(path).unwrap(), AvoidanceConfig::default()).unwrap()
+        World::new(
+            crate::level::fixture_level(name),
+            AvoidanceConfig::default(),
+        )
+        .unwrap()
     }
 
     fn narrow_alcove() -> World {

@@ -72,16 +72,8 @@ pub(crate) fn narrows_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::Level;
+    use crate::level::fixture_level as level;
     use glam::DVec2;
-
-    fn level(name: &str) -> Level {
-        Level::load(format!(
-            "{}/fixtures/levels/{name}.json",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .expect("fixture level loads")
-    }
 
     #[test]
     fn a_door_is_one_narrow_stretch_and_an_open_room_none() {

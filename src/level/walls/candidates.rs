@@ -101,7 +101,6 @@ impl WallCandidates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::Level;
 
     /// SplitMix64, for reproducible points.
     fn next(state: &mut u64) -> f64 {
@@ -122,8 +121,7 @@ mod tests {
             "tradeshow",
             "pillar-hall",
         ] {
-            let path = format!("{}/fixtures/levels/{name}.json", env!("CARGO_MANIFEST_DIR"));
-            let level = Level::load(&path).unwrap();
+            let level = crate::level::fixture_level(name);
             let mesh = level.navmesh();
             let (lo, hi) = mesh.bounds();
             let mut state = 6;
