@@ -33,10 +33,24 @@ pub(crate) fn narrows_of(
     let mut found: Vec<Narrow> = Vec::new();
     let mut open: Option<f64> = None;
     let mut last_narrow = 0.0;
+    // Samples up to this arclength are wide without measuring: the line across a point is at
+    // least twice its wall distance long, and a point `x` metres along the rail from one whose
+    // wall distance is `d` has at least `d − x` (open ground is passed in a few lookups).
+    let mut wide_until = f64::NEG_INFINITY;
     for k in 0..=steps {
         let s = (k as f64 * NARROW_STEP).min(length);
-        let sample = cursor.sample(s);
-        let narrow = mesh.width_across(sample.position, sample.tangent, width) < width;
+        let narrow = if s <= wide_until {
+            false
+        } else {
+            let sample = cursor.sample(s);
+            let clearance = mesh.wall_distance(sample.position);
+            if 2.0 * clearance >= width {
+                wide_until = s + (clearance - 0.5 * width);
+                false
+            } else {
+                mesh.width_across(sample.position, sample.tangent, width) < width
+            }
+        };
         match (narrow, open) {
             (true, None) => {
                 // Joined to the stretch before when the wide part between is too short.
