@@ -12,19 +12,15 @@
 
 use crate::world::{plan_of, AgentKey, Narrow, Phase, World};
 
-/// Stretches shorter than this, in diameters of the agent, are left to the other rules (a
-/// door through a wall: two agents meet at its mouths, not inside, and agents waiting at a
-/// crowded door's mouths stood in the way out; doorway-crowd reached 1 of 20 with the turn
-/// order at doors).
-const MIN_LENGTH_DIAMETERS: f64 = 2.0;
-
-/// How far short of a single-lane stretch an agent waits, in its radii: room for the agent
-/// coming out to pass beside it where the way widens.
-pub(super) const WAIT_RADII: f64 = 2.5;
+/// How far short of a single-lane stretch an agent waits, in its radii: room for the agents
+/// coming out to pass beside it where the way widens (at 2.5 radii, the agents waiting at a
+/// crowded door's mouths stood in the way out: doorway-crowd reached 8 of 20).
+pub(super) const WAIT_RADII: f64 = 5.0;
 
 /// An agent standing before a stretch this long, seconds, goes before agents that have not yet
-/// come too near their own entry to stop.
-const PATIENCE: f64 = 2.0;
+/// come too near their own entry to stop: the other side's stream gives way in turns of a few
+/// agents, not one by one (at 2 s, doorway-crowd's travel time ratio was 7.35, at 5 s 5.21).
+const PATIENCE: f64 = 5.0;
 
 /// An agent coming the other way counts from this far before its entry, seconds at its speed
 /// (the sweep's horizon is 2 s by default: an agent further off is not yet in anyone's way).
@@ -56,13 +52,7 @@ pub(super) fn passage_turn(
     let rail = agent.rail()?;
     let s = agent.motion.s;
     let radius = agent.desc().radius;
-    let long = |n: &&Narrow| n.s_out - n.s_in >= MIN_LENGTH_DIAMETERS * 2.0 * radius;
-    let narrow = *agent
-        .narrows
-        .as_deref()?
-        .iter()
-        .filter(long)
-        .find(|n| n.s_in > s)?;
+    let narrow = *agent.narrows.as_deref()?.iter().find(|n| n.s_in > s)?;
     if narrow.s_in - s > look {
         return None;
     }
@@ -120,12 +110,11 @@ pub(super) fn passage_turn(
         } else {
             // Coming to the same stretch from its far end: its next stretch runs from near our
             // exit to near our entry.
-            let Some(theirs) = other.narrows.as_deref().and_then(|n| {
-                n.iter().find(|n| {
-                    n.s_in > other.motion.s
-                        && n.s_out - n.s_in >= MIN_LENGTH_DIAMETERS * 2.0 * other.desc().radius
-                })
-            }) else {
+            let Some(theirs) = other
+                .narrows
+                .as_deref()
+                .and_then(|n| n.iter().find(|n| n.s_in > other.motion.s))
+            else {
                 continue;
             };
             if other_rail.position(theirs.s_in).distance(exit) > width

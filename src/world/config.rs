@@ -66,8 +66,8 @@ pub struct AvoidanceConfig {
     /// Let [`World::add_agent`](crate::World::add_agent) place an agent overlapping another
     /// (dense spawns); default false, so overlapping starts are reported as errors.
     pub allow_overlap: bool,
-    /// Take turns through single-lane stretches (a corridor too narrow for two agents to pass,
-    /// at least two diameters long): an agent about to enter one waits short of it, or on a
+    /// Take turns through single-lane stretches (a door, a corridor too narrow for two agents to
+    /// pass each other): an agent about to enter one waits short of it, or on a
     /// spot off the way, while an agent coming the other way is in it or goes first
     /// (docs/ALGORITHM.md, "Single-lane stretches"). Default true; false leaves such meetings
     /// to the path rewrite and the deadlock rule.
