@@ -927,3 +927,41 @@ fn a_start_waits_while_a_walker_stopping_now_would_stand_in_its_way() {
     let order = world.query(key).unwrap();
     assert!(matches!(order, Order::Start { .. }), "{order:?}");
 }
+
+/// A walker slowed to 0.8 m/s does not speed up behind an agent 2.4 m ahead on its line (within
+/// 1.5 follow gaps) that has just started: that one may slow again as soon as its reversal hold
+/// is over, and the speed-up would then be taken back, a flip (session 32: the flips left in
+/// tradeshow-300 and its jittered copy were such speed-ups). The same start 1.2 s old has
+/// settled (`SETTLE_TIME`, 1.1 s), and the walker speeds up.
+#[test]
+fn a_walker_does_not_speed_up_behind_a_fresh_start() {
+    let follower_order = |start_age: f64| {
+        let mut world = world_on("open-field");
+        let follower = slowed_walker(&mut world);
+        let leader = waiter(&mut world, v(7.4, 15.0), v(25.0, 15.0));
+        world.begin_frame(1.0 / 30.0);
+        world
+            .set_motion(follower, Motion::moving(0.0, 0.8))
+            .unwrap();
+        world.set_motion(leader, Motion::standing(0.0)).unwrap();
+        let start = world.query(leader).unwrap();
+        assert!(matches!(start, Order::Start { .. }), "{start:?}");
+        // The same places, the start `start_age` seconds ago.
+        world.begin_frame(start_age);
+        world
+            .set_motion(follower, Motion::moving(0.0, 0.8))
+            .unwrap();
+        world.set_motion(leader, Motion::moving(0.0, 1.4)).unwrap();
+        world.query(follower).unwrap()
+    };
+    let fresh = follower_order(1.0 / 30.0);
+    assert!(
+        !matches!(fresh, Order::ChangeSpeed { speed } if speed > 0.8),
+        "{fresh:?}"
+    );
+    let settled = follower_order(1.2);
+    assert!(
+        matches!(settled, Order::ChangeSpeed { speed } if speed > 0.8),
+        "{settled:?}"
+    );
+}

@@ -917,7 +917,13 @@ fn decide(
         && since_order >= config.reversal_hold
     {
         // Hysteresis: a leader a little beyond the follow gap still caps the speed.
-        let cap = follow_leader(world, key, 1.5, candidates).map_or(f64::INFINITY, |l| l.speed);
+        // Nor faster while an agent walking our way just ahead has a fresh start or speed-up:
+        // it may slow again as soon as its hold is over (`fresh_ahead`).
+        let cap = if fresh_ahead(world, key, 1.5, candidates) {
+            motion.speed
+        } else {
+            follow_leader(world, key, 1.5, candidates).map_or(f64::INFINITY, |l| l.speed)
+        };
         let off = (motion.speed - desc.preferred_speed).abs();
         for speed in speeds_by_preference(desc, |v| {
             (v - desc.preferred_speed).abs() < off && v <= cap.max(motion.speed)
@@ -1704,6 +1710,50 @@ fn follow_leader(
         }
     }
     best.map(|(gap, speed)| Leader { gap, speed })
+}
+
+/// A start or speed-up is taken as settled after this long, seconds: the agent's own reversal
+/// hold (a slower speed may come as soon as that is over) and the 0.5 s window of the
+/// `order_flips` metric after it. An agent that sped up behind one whose order was fresh had
+/// to slow again when that one slowed right after its hold: the four flips left in the
+/// committed crowd fixtures at session 32 (tradeshow-300, tradeshow-300-jittered twice,
+/// arena-200-jittered; docs/ROBUSTNESS.md, session 32).
+const SETTLE_TIME: f64 = 1.1;
+
+/// Whether an agent ahead of `key`, walking its way (within `follow_degrees`) within `scale`
+/// follow gaps, near its line (its centre within both radii and margins of it, grown by the
+/// resume inflation, as the resume check sees it), started or sped up less than
+/// [`SETTLE_TIME`] ago.
+fn fresh_ahead(world: &World, key: AgentKey, scale: f64, candidates: &mut Vec<u32>) -> bool {
+    let config = world.config();
+    let agent = &world.agents[key];
+    let (p, dir, r) = (agent.position(), agent.direction(), agent.desc().radius);
+    let gap = agent.desc().follow_gap * scale;
+    let cos_same = config.follow_degrees.to_radians().cos();
+    let grow = 1.0 + config.resume_inflation;
+    candidates.clear();
+    world
+        .grid
+        .near(p, gap + 2.0 * r + world.max_reach, candidates);
+    candidates.iter().any(|&i| {
+        let other_key = world.dense[i as usize];
+        let other = &world.agents[other_key];
+        let sped_up = other.last_order == OrderKind::Start
+            || other.last_speed_step == Some(SpeedStep::Faster);
+        if other_key == key || !sped_up || world.time - other.last_order_time >= SETTLE_TIME {
+            return false;
+        }
+        let m = other.motion();
+        if !matches!(m.phase, Phase::Moving | Phase::Starting { .. }) {
+            return false;
+        }
+        let to = other.position() - p;
+        let radii = r + other.desc().radius;
+        to.dot(dir) > 0.0
+            && dir.dot(other.direction()) >= cos_same
+            && dir.perp_dot(to).abs() <= (radii + 2.0 * config.margin) * grow
+            && to.length() - radii < gap
+    })
 }
 
 /// The nearest agent ahead walking the same way within the follow gap ([`follow_leader`]).
