@@ -917,17 +917,20 @@ fn decide(
         && since_order >= config.reversal_hold
     {
         // Hysteresis: a leader a little beyond the follow gap still caps the speed.
+        let cap = follow_leader(world, key, 1.5, candidates).map_or(f64::INFINITY, |l| l.speed);
         // Nor faster while an agent walking our way just ahead has a fresh start or speed-up:
-        // it may slow again as soon as its hold is over (`fresh_ahead`).
-        let cap = if fresh_ahead(world, key, 1.5, candidates) {
-            motion.speed
-        } else {
-            follow_leader(world, key, 1.5, candidates).map_or(f64::INFINITY, |l| l.speed)
-        };
+        // it may slow again as soon as its hold is over (`fresh_ahead`; looked for only when a
+        // faster speed comes up: it reads the records of the agents around).
+        let mut fresh: Option<bool> = None;
         let off = (motion.speed - desc.preferred_speed).abs();
         for speed in speeds_by_preference(desc, |v| {
             (v - desc.preferred_speed).abs() < off && v <= cap.max(motion.speed)
         }) {
+            if speed > motion.speed
+                && *fresh.get_or_insert_with(|| fresh_ahead(world, key, 1.5, candidates))
+            {
+                continue;
+            }
             let check =
                 Sweep::ahead(key, rail, plan_at(speed), 0.0).with(Hysteresis::resume(config));
             if detect(world, &check, candidates, samples).is_none()
