@@ -496,7 +496,8 @@ impl World {
     }
 
     /// Plan a rail from the agent's position to `goal` on the navmesh (keeping the agent's
-    /// radius from walls) and give it to the agent, as [`World::set_rail`].
+    /// radius from walls, and right of two-way corridors' middle lines by
+    /// [`AvoidanceConfig::keep_right_radii`]) and give it to the agent, as [`World::set_rail`].
     pub fn plan_rail(&mut self, key: AgentKey, goal: DVec2) -> Result<Arc<Rail>, WorldError> {
         let agent = self.agent(key)?;
         if agent.desc.locomotion.is_free() {

@@ -85,7 +85,9 @@ fn tangent_direction(a: &Wrap, b: &Wrap) -> Option<DVec2> {
 }
 
 impl NavMesh {
-    /// Plan a rail from `from` to `to`: [`NavMesh::find_path`] then [`smooth_path`].
+    /// Plan a rail from `from` to `to`: [`NavMesh::find_path`] then [`smooth_path`], then the
+    /// straight parts along two-way corridors kept right by [`PathOptions::keep_right`]
+    /// (`rail/lane.rs`).
     pub fn plan_rail(
         &self,
         from: DVec2,
