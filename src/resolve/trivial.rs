@@ -1679,40 +1679,56 @@ fn follow_leader(
     scale: f64,
     candidates: &mut Vec<u32>,
 ) -> Option<Leader> {
+    walkers_ahead(world, key, scale, 1.0, candidates)
+        .filter(|(other, _)| other.motion().speed > 0.0)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(other, gap)| Leader {
+            gap,
+            speed: other.motion().speed,
+        })
+}
+
+/// The agents walking (or starting) ahead of `key` its way (within `follow_degrees`), their
+/// centres within both radii and margins of its line, grown by `grow`, and their discs within
+/// `scale` × its follow gap of its own: each with that gap (metres), in candidate order.
+fn walkers_ahead<'w>(
+    world: &'w World,
+    key: AgentKey,
+    scale: f64,
+    grow: f64,
+    candidates: &'w mut Vec<u32>,
+) -> impl Iterator<Item = (&'w crate::world::Agent, f64)> + 'w {
     let config = world.config();
     let agent = &world.agents[key];
     let (p, dir, r) = (agent.position(), agent.direction(), agent.desc().radius);
     let gap = agent.desc().follow_gap * scale;
     let cos_same = config.follow_degrees.to_radians().cos();
+    let margins = 2.0 * config.margin;
     candidates.clear();
     world
         .grid
         .near(p, gap + 2.0 * r + world.max_reach, candidates);
-    let mut best: Option<(f64, f64)> = None;
-    for &i in candidates.iter() {
+    let candidates: &'w Vec<u32> = candidates;
+    candidates.iter().filter_map(move |&i| {
         let other_key = world.dense[i as usize];
         if other_key == key {
-            continue;
+            return None;
         }
         let other = &world.agents[other_key];
-        let m = other.motion();
-        if !matches!(m.phase, Phase::Moving | Phase::Starting { .. }) || m.speed <= 0.0 {
-            continue;
+        if !matches!(other.motion().phase, Phase::Moving | Phase::Starting { .. }) {
+            return None;
         }
         let to = other.position() - p;
         if to.dot(dir) <= 0.0 || dir.dot(other.direction()) < cos_same {
-            continue;
+            return None;
         }
         let radii = r + other.desc().radius;
-        if dir.perp_dot(to).abs() > radii + 2.0 * config.margin {
-            continue;
+        if dir.perp_dot(to).abs() > (radii + margins) * grow {
+            return None;
         }
         let d = to.length() - radii;
-        if d < gap && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, m.speed));
-        }
-    }
-    best.map(|(gap, speed)| Leader { gap, speed })
+        (d < gap).then_some((other, d))
+    })
 }
 
 /// A start or speed-up is taken as settled after this long, seconds: the agent's own reversal
@@ -1728,34 +1744,11 @@ const SETTLE_TIME: f64 = 1.1;
 /// resume inflation, as the resume check sees it), started or sped up less than
 /// [`SETTLE_TIME`] ago.
 fn fresh_ahead(world: &World, key: AgentKey, scale: f64, candidates: &mut Vec<u32>) -> bool {
-    let config = world.config();
-    let agent = &world.agents[key];
-    let (p, dir, r) = (agent.position(), agent.direction(), agent.desc().radius);
-    let gap = agent.desc().follow_gap * scale;
-    let cos_same = config.follow_degrees.to_radians().cos();
-    let grow = 1.0 + config.resume_inflation;
-    candidates.clear();
-    world
-        .grid
-        .near(p, gap + 2.0 * r + world.max_reach, candidates);
-    candidates.iter().any(|&i| {
-        let other_key = world.dense[i as usize];
-        let other = &world.agents[other_key];
+    let grow = 1.0 + world.config().resume_inflation;
+    walkers_ahead(world, key, scale, grow, candidates).any(|(other, _)| {
         let sped_up = other.last_order == OrderKind::Start
             || other.last_speed_step == Some(SpeedStep::Faster);
-        if other_key == key || !sped_up || world.time - other.last_order_time >= SETTLE_TIME {
-            return false;
-        }
-        let m = other.motion();
-        if !matches!(m.phase, Phase::Moving | Phase::Starting { .. }) {
-            return false;
-        }
-        let to = other.position() - p;
-        let radii = r + other.desc().radius;
-        to.dot(dir) > 0.0
-            && dir.dot(other.direction()) >= cos_same
-            && dir.perp_dot(to).abs() <= (radii + 2.0 * config.margin) * grow
-            && to.length() - radii < gap
+        sped_up && world.time - other.last_order_time < SETTLE_TIME
     })
 }
 
