@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Write the probe scenarios behind docs/ROBUSTNESS.md, session 32 ("What the real levels'
+crowds are not sensitive to"), to be played with `sidestep run FILE --json`.
+
+    python3 tools/crowd_probes.py subset fixtures/scenarios/tradeshow-1000.json 300 500 700 --out DIR
+        the first N agents of a scenario (the load sweep): DIR/NAME-N.json
+    python3 tools/crowd_probes.py fields --out DIR
+        on `open-field`, 0.19 m agents in the 20 x 20 m square from (5, 5):
+        DIR/field-D.json: 10 walkers crossing agents standing (`stationary`) at D per m²
+        (D = 20, 35, 50 hundredths); DIR/KIND-D.json: agents at D per m² (30, 50) that all walk,
+        KIND `random` (goals more than 8 m away), `twoway` (half east, half west) or `east`
+    python3 tools/crowd_probes.py variant SCENARIO --out FILE [--avoidance JSON]
+        [--radius R] [--depart-spread SECONDS]
+        a copy with avoidance settings, every radius set to R, or departures spread evenly
+
+Levels are written as absolute paths, so the files play from anywhere. Deterministic (seeded
+Python `random`). Standard library only.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load(path):
+    with open(path) as f:
+        scenario = json.load(f)
+    level = scenario["level"]
+    if isinstance(level, str) and not os.path.isabs(level):
+        scenario["level"] = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), level))
+    return scenario
+
+
+def write(scenario, path):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(scenario, f)
+
+
+def place(count, seed, spacing=0.6, lo=5.0, side=20.0):
+    rng = random.Random(seed)
+    points = []
+    while len(points) < count:
+        p = (rng.uniform(lo, lo + side), rng.uniform(lo, lo + side))
+        if all(math.dist(p, q) >= spacing for q in points):
+            points.append(p)
+    return points, rng
+
+
+def walker(start, goal):
+    return {"start": list(start), "goal": list(goal), "radius": 0.19,
+            "speeds": [0.8, 1.4, 2.6], "speed": 1.4, "mode": "rail"}
+
+
+def field_scenario(name, agents, duration):
+    return {"name": name, "level": os.path.join(ROOT, "fixtures/levels/open-field.json"),
+            "dt": 1 / 30, "duration": duration, "seed": 1, "agents": agents}
+
+
+def fields(out):
+    side = 20.0
+    for hundredths in (20, 35, 50):
+        points, _ = place(int(hundredths / 100 * side * side), 3)
+        standing = [{"start": list(p), "radius": 0.19, "mode": "stationary"} for p in points]
+        walkers = [walker((1.0, 7.0 + 16 * k / 9), (29.0, 23.0 - 16 * k / 9)) for k in range(10)]
+        write(field_scenario(f"field-{hundredths}", walkers + standing, 90),
+              os.path.join(out, f"field-{hundredths}.json"))
+    for hundredths in (30, 50):
+        points, rng = place(int(hundredths / 100 * side * side), 7)
+        for kind in ("east", "twoway", "random"):
+            agents = []
+            for i, p in enumerate(points):
+                if kind == "east":
+                    goal = (28.0, p[1])
+                elif kind == "twoway":
+                    goal = (28.0, p[1]) if i % 2 == 0 else (2.0, p[1])
+                else:
+                    while True:
+                        goal = (rng.uniform(5, 25), rng.uniform(5, 25))
+                        if math.dist(goal, p) > 8:
+                            break
+                agents.append(walker(p, goal))
+            write(field_scenario(f"{kind}-{hundredths}", agents, 120),
+                  os.path.join(out, f"{kind}-{hundredths}.json"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("subset")
+    p.add_argument("scenario")
+    p.add_argument("counts", nargs="+", type=int)
+    p.add_argument("--out", required=True)
+    p = sub.add_parser("fields")
+    p.add_argument("--out", required=True)
+    p = sub.add_parser("variant")
+    p.add_argument("scenario")
+    p.add_argument("--out", required=True)
+    p.add_argument("--avoidance", help="a JSON object of AvoidanceConfig fields")
+    p.add_argument("--radius", type=float)
+    p.add_argument("--depart-spread", type=float)
+    args = parser.parse_args()
+    if args.command == "subset":
+        base = load(args.scenario)
+        for n in args.counts:
+            scenario = dict(base, agents=base["agents"][:n], name=f"{base['name']}-{n}")
+            write(scenario, os.path.join(args.out, f"{base['name']}-{n}.json"))
+    elif args.command == "fields":
+        fields(args.out)
+    else:
+        scenario = load(args.scenario)
+        if args.avoidance:
+            scenario["avoidance"] = json.loads(args.avoidance)
+        if args.radius:
+            for agent in scenario["agents"]:
+                agent["radius"] = args.radius
+        if args.depart_spread:
+            n = len(scenario["agents"])
+            for i, agent in enumerate(scenario["agents"]):
+                agent["depart"] = args.depart_spread * i / n
+        write(scenario, args.out)
+
+
+if __name__ == "__main__":
+    main()
