@@ -7,9 +7,10 @@
 //! must bend around the other (corridor-two-way: two files of eight in a 2.4 m corridor, travel
 //! time ratio 1.77). A corridor is a straight part along which the mesh across is narrower than
 //! [`CORRIDOR_RADII`] radii at every metre; there the part is moved right by what brings it
-//! [`PathOptions::keep_right`] right of the corridor's middle (the mean over the part), through
-//! a cubic S-curve at each end ([`RAMP_OFFSETS`] offsets long, G1 with the part), and only where
-//! the moved part and its curves keep the radius from the walls (else half the move, else none).
+//! [`PathOptions::keep_right`] right of the corridor's middle (the mean over the part), or as far
+//! as the walls leave room for if that is at least [`MIN_KEEP_FRACTION`] of it, through a cubic
+//! S-curve at each end ([`RAMP_OFFSETS`] offsets long, G1 with the part), and only where the
+//! moved part and its curves keep the radius from the walls.
 
 use glam::DVec2;
 
@@ -26,6 +27,15 @@ const RAMP_OFFSETS: f64 = 4.0;
 
 /// Shortest S-curve, metres.
 const MIN_RAMP: f64 = 1.0;
+
+/// A lane short of the wanted [`PathOptions::keep_right`] still counts down to this fraction of
+/// it: with the default 1.5 radii, 1.125 radii right of the middle, so that two lanes part by
+/// 2.25 radii, both radii and the default margins (an eighth of a radius each).
+const MIN_KEEP_FRACTION: f64 = 0.75;
+
+/// How far short of the walls' room the move stops, in radii (the clearance checks below count
+/// the radius itself as touching).
+const ROOM_SLACK: f64 = 0.01;
 
 /// Spacing of the width measurements along a part, metres.
 const WIDTH_STEP: f64 = 1.0;
@@ -71,6 +81,8 @@ impl NavMesh {
         let limit = CORRIDOR_RADII * radius;
         let steps = (length / WIDTH_STEP).ceil().max(2.0) as usize;
         let mut right_of_middle = 0.0;
+        // The most it can move right and keep the radius from the walls across it.
+        let mut room = f64::INFINITY;
         for k in 0..=steps {
             let p = a.lerp(b, k as f64 / steps as f64);
             let to_right = self.raycast(p, p + right * limit).fraction * limit;
@@ -79,16 +91,21 @@ impl NavMesh {
                 return None;
             }
             right_of_middle += 0.5 * (to_left - to_right);
+            room = room.min(to_right - radius);
         }
         right_of_middle /= (steps + 1) as f64;
-        let wanted = keep - right_of_middle;
-        for shift in [wanted, 0.5 * wanted] {
-            if shift < 0.05 * radius {
-                return None;
-            }
+        // As far as it wants, or as the walls let it (a hair short of the radius), but far
+        // enough that two lanes part by both radii and the default margins: a lane only half as
+        // far right as wanted left two 0.4 m agents in a 1.8 m corridor 0.8 m apart, and they
+        // grazed and stood (`tools/variant_scenarios.py`, headon_W1.8_y-0.2_0.2_v1.4_2.6).
+        let shift = (keep - right_of_middle).min(room - ROOM_SLACK * radius);
+        if shift < 0.05 * radius || right_of_middle + shift < MIN_KEEP_FRACTION * keep {
+            return None;
+        }
+        {
             let ramp = (RAMP_OFFSETS * shift).max(MIN_RAMP);
             if length < 2.0 * ramp + radius {
-                continue;
+                return None;
             }
             let a1 = a + direction * ramp + right * shift;
             let b1 = b - direction * ramp + right * shift;
@@ -160,6 +177,28 @@ mod tests {
         let kept = mesh.keep_right(west, &keeping_right(0.4));
         let middle = kept.position(0.5 * kept.length());
         assert!((middle.y - 1.8).abs() < 1e-9, "{middle}");
+    }
+
+    #[test]
+    fn lanes_in_a_narrow_corridor_go_as_far_right_as_the_walls_let_them_and_still_part() {
+        // corridor-1.8m (y 0 to 1.8): 0.6 m right of the middle would leave 0.3 m to the wall,
+        // less than the 0.4 m radius. Two rails 0.2 m either side of the middle, going opposite
+        // ways, each move right to the wall's room: 1.0 m apart, more than both radii and the
+        // margins (0.9 m); half the wanted move would have left them 0.8 m apart.
+        let corridor = level("corridor-1.8m");
+        let mesh = corridor.navmesh();
+        let east = Rail::from_points(&[DVec2::new(2.0, 0.7), DVec2::new(28.0, 0.7)]).unwrap();
+        let west = Rail::from_points(&[DVec2::new(28.0, 1.1), DVec2::new(2.0, 1.1)]).unwrap();
+        let east = mesh.keep_right(east, &keeping_right(0.4));
+        let west = mesh.keep_right(west, &keeping_right(0.4));
+        let (e, w) = (
+            east.position(0.5 * east.length()),
+            west.position(0.5 * west.length()),
+        );
+        assert!(e.y < 0.41 && e.y > 0.4, "{e}");
+        assert!(w.y > 1.39 && w.y < 1.4, "{w}");
+        assert!(w.y - e.y > 0.9);
+        assert!(east.clearance(mesh, 0.05).distance >= 0.4 - 1e-6);
     }
 
     #[test]
