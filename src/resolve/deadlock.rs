@@ -78,6 +78,9 @@ const YIELD_WAY_OFFSETS: usize = 3;
 /// orders flipped; with the second, it plays as before (docs/ROBUSTNESS.md, session 21).
 const PASSING_PATIENCE: f64 = 1.5;
 
+/// At most this many agents' ways are kept clear by one step aside ([`World::step_aside_for`]).
+pub(super) const STEP_ASIDE_WAYS: usize = 4;
+
 /// How far along its rail an agent's heading looks for [`World::face_to_face`], in its radii:
 /// past a bend's first turn toward the wall, to where the bend runs along the way.
 const HEADING_RADII: f64 = 4.0;
@@ -199,24 +202,30 @@ impl World {
         DeadlockOutcome::Searched { ask: None }
     }
 
-    /// A rail for `key` to a yield spot off `other`'s way (as for a deadlock of the two), going
-    /// on to its goal once `other` has passed the spot: the order, or `None` when there is no
-    /// spot or the frame's yield searches are used up. The caller records a failed search
+    /// A rail for `key` to a yield spot off the ways of `others` (as for a deadlock of them
+    /// all; at most [`STEP_ASIDE_WAYS`], the first counted), going on to its goal once the
+    /// first of them has passed the spot: the order, or `None` when there is no spot or the
+    /// frame's yield searches are used up. The caller records a failed search
     /// (`Decision::yield_failed`) when it matters.
     pub(super) fn step_aside_for(
         &self,
         key: AgentKey,
-        other: AgentKey,
+        others: &[AgentKey],
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Option<Decision> {
         let agent = &self.agents[key];
         let goal = agent.resume_goal.or(agent.rail().map(Rail::end))?;
-        // Tight spots too: the other agent passes one standing at the radii and margins (its
-        // sweep grows them only against agents that move).
+        let first = *others.first()?;
+        // The yielding agent and the others, on the stack (no allocation in the frame).
+        let mut members = [key; STEP_ASIDE_WAYS + 1];
+        let count = others.len().min(STEP_ASIDE_WAYS);
+        members[1..=count].copy_from_slice(&others[..count]);
+        // Tight spots too: the other agents pass one standing at the radii and margins (their
+        // sweeps grow them only against agents that move).
         let (rail, via) =
-            self.yield_spot_away(key, &[key, other], None, true, candidates, samples)?;
-        Some(yield_decision(rail, via, goal, Some(other)))
+            self.yield_spot_away(key, &members[..=count], None, true, candidates, samples)?;
+        Some(yield_decision(rail, via, goal, Some(first)))
     }
 
     /// The agent nearest `key` (within [`BOXING_RADII`] of the radii) that stands waiting on it

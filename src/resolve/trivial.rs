@@ -5,7 +5,7 @@ use glam::DVec2;
 
 use std::sync::Arc;
 
-use super::deadlock::{DeadlockOutcome, LaneLink, YIELD_SEARCHES_PER_FRAME};
+use super::deadlock::{DeadlockOutcome, LaneLink, STEP_ASIDE_WAYS, YIELD_SEARCHES_PER_FRAME};
 use super::detour::DETOUR_SEARCHES_PER_FRAME;
 use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopCause};
 use super::passage;
@@ -1004,16 +1004,19 @@ fn decide_standing(
     if let Some((_, other)) = passage::passage_turn(world, key, look, candidates) {
         let mut decision = Decision::new(Order::Wait { clear_in: None });
         decision.waiting_on = Some(other);
-        // Standing in the way out of the stretch: a spot off that agent's way, going on once
-        // it has passed (as a deadlock's yield, within the frame's searches).
-        let grow = 1.0 + config.resume_inflation;
-        if world.way_passes(key, other, agent.position(), grow)
-            && world.time >= agent.cannot_yield_until
-            && world.yield_searches < YIELD_SEARCHES_PER_FRAME
+        // Standing in the way out of the stretch, or of an agent it holds up (one standing,
+        // waiting on it, come out of the stretch, say): a spot off those agents' ways, going
+        // on once the first has passed (as a deadlock's yield, within the frame's searches).
+        // Only the first counted until session 33: the agents come out of doorway-crowd's door
+        // stood among those waiting at its mouth (ten seconds with no one through).
+        if world.time >= agent.cannot_yield_until && world.yield_searches < YIELD_SEARCHES_PER_FRAME
         {
-            match world.step_aside_for(key, other, candidates, samples) {
-                Some(aside) => return aside,
-                None => decision.yield_failed = true,
+            let ways = held_up_by(world, key, other, candidates);
+            if let Some(others) = ways.as_slice() {
+                match world.step_aside_for(key, others, candidates, samples) {
+                    Some(aside) => return aside,
+                    None => decision.yield_failed = true,
+                }
             }
         }
         return decision;
@@ -1206,6 +1209,65 @@ fn decide_standing(
     outcome.searched_bend = true;
     outcome.bend_memo = Some(memo);
     outcome
+}
+
+/// The agents whose ways an agent waiting for its turn at a single-lane stretch keeps clear
+/// ([`held_up_by`]), first the one it waits on: at most [`STEP_ASIDE_WAYS`], on the stack.
+struct HeldUp {
+    keys: [AgentKey; STEP_ASIDE_WAYS],
+    count: usize,
+}
+
+impl HeldUp {
+    fn push(&mut self, key: AgentKey) {
+        if self.count < STEP_ASIDE_WAYS {
+            self.keys[self.count] = key;
+            self.count += 1;
+        }
+    }
+
+    /// The keys, or `None` when there are none.
+    fn as_slice(&self) -> Option<&[AgentKey]> {
+        (self.count > 0).then(|| &self.keys[..self.count])
+    }
+}
+
+/// Whose way agent `key`, waiting for `other` to come through a single-lane stretch, stands
+/// in: `other`'s, when its remaining way passes within both radii and the margins (grown by
+/// the resume inflation) of `key`; then each agent within the sweep's reach waiting on `key`
+/// whose way passes it so, in the grid's order (deterministic).
+fn held_up_by(world: &World, key: AgentKey, other: AgentKey, candidates: &mut Vec<u32>) -> HeldUp {
+    let config = world.config();
+    let agent = &world.agents[key];
+    let position = agent.position();
+    let grow = 1.0 + config.resume_inflation;
+    let mut held = HeldUp {
+        keys: [other; STEP_ASIDE_WAYS],
+        count: 0,
+    };
+    if world.way_passes(key, other, position, grow) {
+        held.push(other);
+    }
+    // An agent waiting on this one stopped within the sweep's reach of it.
+    let reach = agent.desc().radius
+        + world.max_radius
+        + 2.0 * config.margin
+        + world.max_speed * config.horizon;
+    candidates.clear();
+    world.grid.near(position, reach, candidates);
+    for &i in candidates.iter() {
+        let waiter = world.dense[i as usize];
+        if waiter == key || waiter == other {
+            continue;
+        }
+        let waits_on_key = world.agents[waiter]
+            .waiting_on
+            .is_some_and(|(blocker, _)| blocker == key);
+        if waits_on_key && world.way_passes(key, waiter, position, grow) {
+            held.push(waiter);
+        }
+    }
+    held
 }
 
 /// Seconds of travel before the point where a walker must be told to stop to stand short of a
@@ -2525,5 +2587,68 @@ mod minimising_bend_tests {
             assert!(hit.is_none(), "a minimising bend whose stop meets {hit:?}");
         }
         assert!(minimising > 5 && bends > 50, "{minimising} of {bends}");
+    }
+
+    #[test]
+    fn an_agent_waiting_its_turn_keeps_clear_the_ways_of_those_it_holds_up() {
+        // doorway: an agent standing west of the door, waiting for its turn (for `first`, here
+        // an agent far off whose way passes nowhere near); an agent come out of the door stands
+        // 1.1 m east of it, waiting on it, its way west through it. Also waiting on it, one whose
+        // way passes 1.5 m off, and one whose way passes through it but waits on no one.
+        use crate::world::{AgentDesc, Motion};
+        let mut world = World::new(
+            crate::level::fixture_level("doorway"),
+            crate::AvoidanceConfig::default(),
+        )
+        .unwrap();
+        let mut add = |from: DVec2, to: DVec2| {
+            let key = world
+                .add_agent(AgentDesc {
+                    position: from,
+                    ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
+                })
+                .unwrap();
+            world
+                .set_rail(key, Rail::from_points(&[from, to]).unwrap())
+                .unwrap();
+            world.set_motion(key, Motion::standing(0.0)).unwrap();
+            key
+        };
+        let waiting = add(DVec2::new(7.5, 5.0), DVec2::new(18.0, 5.0));
+        let first = add(DVec2::new(15.0, 8.0), DVec2::new(2.0, 8.5));
+        let come_out = add(DVec2::new(8.6, 5.0), DVec2::new(2.0, 5.0));
+        let beside = add(DVec2::new(8.6, 3.5), DVec2::new(2.0, 3.5));
+        let not_held = add(DVec2::new(7.5, 2.5), DVec2::new(7.5, 8.0));
+        world.agents[come_out].waiting_on = Some((waiting, 0.0));
+        world.agents[beside].waiting_on = Some((waiting, 0.0));
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        let mut candidates = Vec::new();
+        let held = held_up_by(&world, waiting, first, &mut candidates);
+        assert_eq!(held.as_slice(), Some(&[come_out][..]));
+        // The agent it waits for first, when its way passes it too.
+        let held = held_up_by(&world, waiting, not_held, &mut candidates);
+        assert_eq!(held.as_slice(), Some(&[not_held, come_out][..]));
+        // And the order: a step aside to a spot off both ways.
+        let mut samples = Vec::new();
+        let aside = world
+            .step_aside_for(
+                waiting,
+                &[not_held, come_out],
+                &mut candidates,
+                &mut samples,
+            )
+            .expect("a spot beside the door");
+        let Order::Reroute { reroute, .. } = &aside.order else {
+            panic!("{:?}", aside.order);
+        };
+        assert_eq!(reroute.reason, RerouteReason::Yield);
+        for way in [not_held, come_out] {
+            assert!(
+                !world.way_passes(waiting, way, reroute.via, 1.0),
+                "{:?}",
+                reroute.via
+            );
+        }
     }
 }
