@@ -935,3 +935,31 @@ fn check_motion(motion: &Motion, length: f64, last_s: f64) -> Result<f64, String
     }
     Ok(motion.s.clamp(0.0, length))
 }
+
+/// A test world's agent of radius 0.4 m with `speeds` (the first above 1 m/s preferred, else the
+/// last), on a straight rail from `from` to `to`, reporting `motion`.
+#[cfg(test)]
+pub(crate) fn line_agent(
+    world: &mut World,
+    from: DVec2,
+    to: DVec2,
+    speeds: &[f64],
+    motion: Motion,
+) -> AgentKey {
+    let preferred = speeds
+        .iter()
+        .copied()
+        .find(|&v| v > 1.0)
+        .unwrap_or(speeds[speeds.len() - 1]);
+    let key = world
+        .add_agent(AgentDesc {
+            position: from,
+            ..AgentDesc::with_speeds(0.4, speeds, preferred)
+        })
+        .unwrap();
+    world
+        .set_rail(key, Rail::from_points(&[from, to]).unwrap())
+        .unwrap();
+    world.set_motion(key, motion).unwrap();
+    key
+}

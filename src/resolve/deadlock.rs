@@ -970,17 +970,7 @@ mod tests {
     /// An agent of radius 0.4 standing at `from` on a straight rail to `to`, wanting to go
     /// (also the agents of `narrow`'s tests).
     pub(super) fn stander(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
-        let key = world
-            .add_agent(AgentDesc {
-                position: from,
-                ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-            })
-            .unwrap();
-        world
-            .set_rail(key, Rail::from_points(&[from, to]).unwrap())
-            .unwrap();
-        world.set_motion(key, Motion::standing(0.0)).unwrap();
-        key
+        crate::world::line_agent(world, from, to, &[1.4], Motion::standing(0.0))
     }
 
     /// Two agents standing face to face in the 1 m corridor of `narrow-alcove`, either side of

@@ -246,8 +246,8 @@ fn turn_of(world: &World, key: AgentKey, ahead: f64, follows: bool) -> Turn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::{AgentDesc, Motion};
-    use crate::{AvoidanceConfig, DVec2, Rail};
+    use crate::world::Motion;
+    use crate::{AvoidanceConfig, DVec2};
 
     /// `doorway`: a 1.2 m door through a 1 m wall at x 9.5 to 10.5, y 4.4 to 5.6.
     fn doorway() -> World {
@@ -258,19 +258,9 @@ mod tests {
         .unwrap()
     }
 
-    /// A 0.4 m agent on a straight rail from `from` to `to`, with `motion` on it.
+    /// A 0.4 m agent walking at 0.8 or 1.4 m/s on a straight rail from `from` to `to`.
     fn agent(world: &mut World, from: DVec2, to: DVec2, motion: Motion) -> AgentKey {
-        let key = world
-            .add_agent(AgentDesc {
-                position: from,
-                ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
-            })
-            .unwrap();
-        world
-            .set_rail(key, Rail::from_points(&[from, to]).unwrap())
-            .unwrap();
-        world.set_motion(key, motion).unwrap();
-        key
+        crate::world::line_agent(world, from, to, &[0.8, 1.4], motion)
     }
 
     /// Who the follower and the walker of [`follower_and_walker`] wait on.

@@ -2595,24 +2595,14 @@ mod minimising_bend_tests {
         // an agent far off whose way passes nowhere near); an agent come out of the door stands
         // 1.1 m east of it, waiting on it, its way west through it. Also waiting on it, one whose
         // way passes 1.5 m off, and one whose way passes through it but waits on no one.
-        use crate::world::{AgentDesc, Motion};
+        use crate::world::{line_agent, Motion};
         let mut world = World::new(
             crate::level::fixture_level("doorway"),
             crate::AvoidanceConfig::default(),
         )
         .unwrap();
         let mut add = |from: DVec2, to: DVec2| {
-            let key = world
-                .add_agent(AgentDesc {
-                    position: from,
-                    ..AgentDesc::with_speeds(0.4, &[0.8, 1.4], 1.4)
-                })
-                .unwrap();
-            world
-                .set_rail(key, Rail::from_points(&[from, to]).unwrap())
-                .unwrap();
-            world.set_motion(key, Motion::standing(0.0)).unwrap();
-            key
+            line_agent(&mut world, from, to, &[0.8, 1.4], Motion::standing(0.0))
         };
         let waiting = add(DVec2::new(7.5, 5.0), DVec2::new(18.0, 5.0));
         let first = add(DVec2::new(15.0, 8.0), DVec2::new(2.0, 8.5));
