@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Write the probe scenarios behind docs/ROBUSTNESS.md, session 32 ("What the real levels'
-crowds are not sensitive to"), to be played with `sidestep run FILE --json`.
+"""Write the probe scenarios behind docs/ROBUSTNESS.md, sessions 32 ("What the real levels'
+crowds are not sensitive to") and 33 (the aisle), to be played with `sidestep run FILE --json`.
 
     python3 tools/crowd_probes.py subset fixtures/scenarios/tradeshow-1000.json 300 500 700 --out DIR
         the first N agents of a scenario (the load sweep): DIR/NAME-N.json
@@ -9,6 +9,11 @@ crowds are not sensitive to"), to be played with `sidestep run FILE --json`.
         DIR/field-D.json: 10 walkers crossing agents standing (`stationary`) at D per m²
         (D = 20, 35, 50 hundredths); DIR/KIND-D.json: agents at D per m² (30, 50) that all walk,
         KIND `random` (goals more than 8 m away), `twoway` (half east, half west) or `east`
+    python3 tools/crowd_probes.py aisle --out DIR [--agents N] [--seeds K]
+        DIR/aisle-level.json: two 4 x 4 m booths leaving a 2.3 m aisle (x 4.2 to 6.5, y -2
+        to 2) in a 17 x 16 m hall; DIR/aisle48-S.json (S = 1..K, default 25): N (default 48)
+        0.19 m agents, every other one from the south end of the hall to the north end and the
+        others back, starts and goals at random (seeded by S), 90 s
     python3 tools/crowd_probes.py variant SCENARIO --out FILE [--avoidance JSON]
         [--radius R] [--depart-spread SECONDS]
         a copy with avoidance settings, every radius set to R, or departures spread evenly
@@ -88,6 +93,26 @@ def fields(out):
                   os.path.join(out, f"{kind}-{hundredths}.json"))
 
 
+def aisle(out, count, seeds):
+    level = {"name": "aisle", "boundary": [[-3, -8], [14, -8], [14, 8], [-3, 8]],
+             "holes": [[[0, -2], [4.2, -2], [4.2, 2], [0, 2]],
+                       [[6.5, -2], [11, -2], [11, 2], [6.5, 2]]]}
+    level_path = os.path.abspath(os.path.join(out, "aisle-level.json"))
+    write(level, level_path)
+    for seed in range(1, seeds + 1):
+        rng = random.Random(seed)
+        agents = []
+        while len(agents) < count:
+            south = len(agents) % 2 == 0
+            start = [rng.uniform(-2, 13), rng.uniform(-7.5, -3) if south else rng.uniform(3, 7.5)]
+            goal = [rng.uniform(-2, 13), rng.uniform(3, 7.5) if south else rng.uniform(-7.5, -3)]
+            if all(math.dist(start, a["start"]) > 0.6 for a in agents):
+                agents.append(walker(start, goal))
+        write({"name": f"aisle{count}-{seed}", "level": level_path, "dt": 1 / 30,
+               "duration": 90, "seed": 1, "agents": agents},
+              os.path.join(out, f"aisle{count}-{seed}.json"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -97,6 +122,10 @@ def main():
     p.add_argument("--out", required=True)
     p = sub.add_parser("fields")
     p.add_argument("--out", required=True)
+    p = sub.add_parser("aisle")
+    p.add_argument("--out", required=True)
+    p.add_argument("--agents", type=int, default=48)
+    p.add_argument("--seeds", type=int, default=25)
     p = sub.add_parser("variant")
     p.add_argument("scenario")
     p.add_argument("--out", required=True)
@@ -111,6 +140,8 @@ def main():
             write(scenario, os.path.join(args.out, f"{base['name']}-{n}.json"))
     elif args.command == "fields":
         fields(args.out)
+    elif args.command == "aisle":
+        aisle(args.out, args.agents, args.seeds)
     else:
         scenario = load(args.scenario)
         if args.avoidance:

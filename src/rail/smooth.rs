@@ -20,6 +20,22 @@ use crate::level::{NavMesh, Path, PathCorner, PathError, PathOptions, Turn};
 /// Most vertices [`NavMesh::plan_rail`] wraps after smoothing.
 const MAX_REWRAPS: usize = 8;
 
+/// How much wider than its radius a planned rail wraps the wall vertex of a left turn, in
+/// multiples of [`PathOptions::keep_right`] (3 radii by default): agents going opposite ways
+/// round a corner (a booth's, between two aisles) then pass on two lanes, the one turning
+/// right hugging the vertex and the one turning left that much out, as in a two-way corridor
+/// (`rail/lane.rs`). Round the corners of a 2.3 m aisle between two booths, two streams of 0.19 m
+/// agents took the same diagonal from corner to corner both ways and stood face to face in it
+/// (tradeshow-300 with its starts jittered: three agents late; docs/ROBUSTNESS.md, session 33).
+/// Free agents keep right at left turns too (`steer/free.rs`).
+const LEFT_TURN_KEEP: f64 = 2.0;
+
+/// A left turn is kept wide by less than wanted where the mesh across it leaves less room
+/// (the wider turn and a body beyond it), down to this fraction of the width: below it, the
+/// turn is left plain (the two lanes would not part by both radii and margins; a turn out of a
+/// 1.5 m passage between two rooms kept 0.7 m wide cost random crowds there 39 of 161 arrivals).
+const MIN_LEFT_TURN_FRACTION: f64 = 0.75;
+
 /// Largest arc one quadratic piece may span, radians.
 const MAX_ARC_PIECE: f64 = std::f64::consts::FRAC_PI_3;
 
@@ -85,32 +101,156 @@ fn tangent_direction(a: &Wrap, b: &Wrap) -> Option<DVec2> {
 }
 
 impl NavMesh {
-    /// Plan a rail from `from` to `to`: [`NavMesh::find_path`] then [`smooth_path`], then the
-    /// straight parts along two-way corridors kept right by [`PathOptions::keep_right`]
-    /// (`rail/lane.rs`).
+    /// Plan a rail from `from` to `to`: [`NavMesh::find_path`] then [`smooth_path`], with its
+    /// left turns kept [`LEFT_TURN_KEEP`] times [`PathOptions::keep_right`] wide where the mesh
+    /// leaves room (else plain), then the straight parts along two-way corridors kept right by
+    /// [`PathOptions::keep_right`] (`rail/lane.rs`).
     pub fn plan_rail(
         &self,
         from: DVec2,
         to: DVec2,
         options: &PathOptions,
     ) -> Result<Rail, PlanError> {
-        let mut path = self.find_path(from, to, options)?;
-        let mut rail = smooth_path(&path)?;
+        let path = self.find_path(from, to, options)?;
+        // Left turns kept wide where the mesh leaves room (`LEFT_TURN_KEEP`); else plain.
+        let wide = LEFT_TURN_KEEP * options.keep_right;
+        if wide > 0.0 && path.radius > 0.0 {
+            let extras = self.left_turn_extras(&path, wide);
+            if !extras.is_empty() {
+                if let Ok((rail, true)) = self.smooth_checked(path.clone(), &extras) {
+                    if self.keeps_radius_near(&rail, path.radius, &extras, wide) {
+                        return Ok(self.keep_right(rail, options));
+                    }
+                }
+            }
+        }
+        let (rail, _) = self.smooth_checked(path, &[])?;
+        // Two-way corridors: the straight parts keep right (`rail/lane.rs`).
+        Ok(self.keep_right(rail, options))
+    }
+
+    /// Whether the pieces of `rail` near the widened turns (`extras`: within `wide` and three
+    /// radii of their vertices) stay on the mesh and keep `radius` from the walls, sampled every
+    /// quarter radius: a turn wrapped wider sweeps ground the plain smoothing does not, where
+    /// another wall may stand.
+    fn keeps_radius_near(
+        &self,
+        rail: &Rail,
+        radius: f64,
+        extras: &[(u32, f64)],
+        wide: f64,
+    ) -> bool {
+        let near = wide + 3.0 * radius;
+        let step = 0.25 * radius;
+        rail.segments().iter().all(|segment| {
+            let points = segment.control_points();
+            let (lo, hi) = points.iter().fold(
+                (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
+                |(lo, hi), &p| (lo.min(p), hi.max(p)),
+            );
+            let close = extras.iter().any(|&(index, _)| {
+                let v = self.vertices[index as usize];
+                v.clamp(lo, hi).distance(v) <= near
+            });
+            if !close {
+                return true;
+            }
+            let span: f64 = points.windows(2).map(|w| w[0].distance(w[1])).sum();
+            let count = (span / step).ceil().max(1.0) as usize;
+            (0..=count).all(|k| {
+                let p = segment.point(k as f64 / count as f64);
+                self.contains(p) && self.wall_distance(p) >= radius * (1.0 - 1e-6)
+            })
+        })
+    }
+
+    /// How much wider than the path's radius each left turn's wall vertex is wrapped: `wide`
+    /// metres, or less where the mesh leaves less room for that and a body beyond, measured
+    /// from the vertex square to the way before and after the turn (on the way's side) and to
+    /// any other wall on that side within reach (a door's other jamb); none below
+    /// [`MIN_LEFT_TURN_FRACTION`] of `wide`. `(vertex index, extra)` for each turn widened.
+    fn left_turn_extras(&self, path: &Path, wide: f64) -> Vec<(u32, f64)> {
+        let r = path.radius;
+        let corners = &path.corners;
+        let mut extras = Vec::new();
+        let mut near = Vec::new();
+        for k in 1..corners.len().saturating_sub(1) {
+            let Some(vertex) = corners[k].around.filter(|v| v.turn == Turn::Left) else {
+                continue;
+            };
+            // Across the way, square to it before and after the turn (to the right of the
+            // path, where the vertex is not): the room for the wider turn and a body beyond.
+            let mut free = f64::INFINITY;
+            let mut sides = [DVec2::ZERO; 2];
+            for (side, d) in sides.iter_mut().zip([
+                corners[k].position - corners[k - 1].position,
+                corners[k + 1].position - corners[k].position,
+            ]) {
+                let Some(d) = d.try_normalize() else {
+                    continue;
+                };
+                let right = DVec2::new(d.y, -d.x);
+                *side = right;
+                let from = vertex.position + right * r;
+                let reach = wide + r;
+                free = free.min(r + self.raycast(from, from + right * reach).fraction * reach);
+            }
+            // Nor nearer any other wall on the way's side (a door's other jamb: a turn out of
+            // a door is no place for two lanes).
+            let reach = wide + 2.0 * r;
+            near.clear();
+            self.walls_near(vertex.position, reach, &mut near);
+            for &w in &near {
+                let [a, b, _] = self.walls[w as usize];
+                if a == vertex.index || b == vertex.index {
+                    continue;
+                }
+                let (q, _) = crate::geometry::closest_on_segment(
+                    vertex.position,
+                    self.vertices[a as usize],
+                    self.vertices[b as usize],
+                );
+                let to = q - vertex.position;
+                if sides.iter().any(|side| to.dot(*side) > 0.0) {
+                    free = free.min(to.length());
+                }
+            }
+            let extra = wide.min(free - 2.0 * r);
+            if extra >= MIN_LEFT_TURN_FRACTION * wide {
+                extras.push((vertex.index, extra));
+            }
+        }
+        extras
+    }
+
+    /// [`smooth_path_with`] the `extras` wider round left turns, with the vertices the tangent
+    /// lines pass too close wrapped too, and every straight piece checked on the mesh; with
+    /// whether the wrapping ended with no vertex left too close (within [`MAX_REWRAPS`]).
+    fn smooth_checked(
+        &self,
+        mut path: Path,
+        extras: &[(u32, f64)],
+    ) -> Result<(Rail, bool), PlanError> {
+        let mut rail = smooth_path_with(&path, extras)?;
         // The tangent lines can pass a wall vertex the corner path kept clear of: wrap it too and
         // smooth again (each round wraps one more vertex).
-        for _ in 0..MAX_REWRAPS {
-            let lines: Vec<(DVec2, DVec2)> = rail
-                .segments()
+        let lines_of = |rail: &Rail| -> Vec<(DVec2, DVec2)> {
+            rail.segments()
                 .iter()
                 .filter(|s| matches!(s, RailSegment::Line(_)))
                 .map(|s| (s.start(), s.end()))
-                .collect();
-            let Some(corner) = self.vertex_too_close(&path, &lines) else {
+                .collect()
+        };
+        let mut settled = false;
+        for _ in 0..MAX_REWRAPS {
+            let Some(corner) = self.vertex_too_close(&path, &lines_of(&rail)) else {
+                settled = true;
                 break;
             };
             NavMesh::insert_corner(&mut path, corner);
-            rail = smooth_path(&path)?;
+            rail = smooth_path_with(&path, extras)?;
         }
+        let settled = settled || self.vertex_too_close(&path, &lines_of(&rail)).is_none();
         // Every straight piece must stay on the mesh. A corner path that is not taut (city,
         // from (159.345, 3.569) to (246.636, 101.237): a zig-zag east and back west along a
         // street) smooths into a line across a building; the search fault is open, and such a
@@ -123,8 +263,7 @@ impl NavMesh {
                 }
             }
         }
-        // Two-way corridors: the straight parts keep right (`rail/lane.rs`).
-        Ok(self.keep_right(rail, options))
+        Ok((rail, settled))
     }
 }
 
@@ -132,11 +271,14 @@ impl NavMesh {
 /// radius, turning its way, for an `interior` corner that names one; otherwise the corner's
 /// point (keeping its turn, so that `settle` drops it when the taut string around the other
 /// corners no longer turns that way there).
-fn corner_wrap(corner: &PathCorner, interior: bool, r: f64) -> Wrap {
+fn corner_wrap(corner: &PathCorner, interior: bool, r: f64, extras: &[(u32, f64)]) -> Wrap {
     match corner.around {
         Some(v) if interior && r > 0.0 => Wrap {
             centre: v.position,
-            radius: r,
+            radius: r + extras
+                .iter()
+                .find(|&&(index, _)| index == v.index && v.turn == Turn::Left)
+                .map_or(0.0, |&(_, extra)| extra),
             side: if v.turn == Turn::Left { 1.0 } else { -1.0 },
         },
         _ => Wrap {
@@ -164,7 +306,10 @@ pub(crate) fn tangent_piece(
     b_interior: bool,
     r: f64,
 ) -> (DVec2, DVec2) {
-    let (wa, wb) = (corner_wrap(a, a_interior, r), corner_wrap(b, b_interior, r));
+    let (wa, wb) = (
+        corner_wrap(a, a_interior, r, &[]),
+        corner_wrap(b, b_interior, r, &[]),
+    );
     match tangent_direction(&wa, &wb) {
         Some(d) => (wa.touch(d), wb.touch(d)),
         None => (a.position, b.position),
@@ -177,11 +322,17 @@ pub(crate) fn tangent_piece(
 /// clearance moved the corner point further out (that point only approximates the taut path around
 /// the vertex). Paths planned with radius 0 keep sharp corners (the rail is then only G0 there). Fails with [`RailError`] when the path has zero length.
 pub fn smooth_path(path: &Path) -> Result<Rail, RailError> {
+    smooth_path_with(path, &[])
+}
+
+/// [`smooth_path`] with the left turns' wall vertices listed in `extras` (vertex index, metres)
+/// wrapped that much wider than the path's radius.
+fn smooth_path_with(path: &Path, extras: &[(u32, f64)]) -> Result<Rail, RailError> {
     let r = path.radius;
     let mut wraps: Vec<Wrap> = Vec::with_capacity(path.corners.len());
     let n = path.corners.len();
     for (i, corner) in path.corners.iter().enumerate() {
-        let wrap = corner_wrap(corner, i > 0 && i + 1 < n, r);
+        let wrap = corner_wrap(corner, i > 0 && i + 1 < n, r, extras);
         // Several portals can fan out of one vertex, giving consecutive corners around it: the
         // path wraps that vertex once.
         if wrap.radius > 0.0
@@ -407,5 +558,81 @@ mod tests {
             ..c
         };
         assert!(tangent_direction(&a, &near).is_none());
+    }
+
+    /// Two 4 x 4 m booths leaving a 2.3 m aisle (x 4.2 to 6.5, y -2 to 2) in a 17 x 16 m hall
+    /// (`tools/crowd_probes.py aisle`).
+    fn aisle() -> crate::level::Level {
+        crate::level::Level::from_json(
+            r#"{"name": "aisle", "boundary": [[-3, -8], [14, -8], [14, 8], [-3, 8]],
+                "holes": [[[0, -2], [4.2, -2], [4.2, 2], [0, 2]],
+                          [[6.5, -2], [11, -2], [11, 2], [6.5, 2]]]}"#,
+            "aisle",
+        )
+        .unwrap()
+    }
+
+    /// The least distance from the points of `a` inside the aisle (every 5 cm) to `b`.
+    fn apart_in_the_aisle(a: &Rail, b: &Rail) -> f64 {
+        let count = (a.length() / 0.05).ceil() as usize;
+        (0..=count)
+            .map(|k| a.position(a.length() * k as f64 / count as f64))
+            .filter(|p| (4.2..=6.5).contains(&p.x) && (-2.0..=2.0).contains(&p.y))
+            .map(|p| b.position(b.closest_s(p)).distance(p))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    #[test]
+    fn rails_through_an_aisle_from_corner_to_corner_pass_on_two_lanes() {
+        // From the south-west to the north-east of the hall and back: the taut rails run the
+        // same diagonal from one booth's corner to the other's both ways. Each keeps its left
+        // turn 3 radii wide (0.57 m for 0.19 m agents) and hugs its right turn, so the two
+        // part by more than both radii and the default margins (0.43 m) all through the aisle.
+        let level = aisle();
+        let mesh = level.navmesh();
+        let radius = 0.19;
+        let (south_west, north_east) = (DVec2::new(2.0, -6.0), DVec2::new(9.0, 6.0));
+        let plan = |from, to, options: &PathOptions| mesh.plan_rail(from, to, options).unwrap();
+        let options = PathOptions::from_agent_radius(radius);
+        let there = plan(south_west, north_east, &options);
+        let back = plan(north_east, south_west, &options);
+        let apart = apart_in_the_aisle(&there, &back);
+        assert!(apart > 2.0 * radius + 0.25 * radius, "{apart}");
+        assert!(there.clearance(mesh, 0.01).distance >= radius - 1e-6);
+        assert!(back.clearance(mesh, 0.01).distance >= radius - 1e-6);
+        // Without keeping right, the same line both ways.
+        let taut = PathOptions {
+            keep_right: 0.0,
+            ..options
+        };
+        let apart = apart_in_the_aisle(
+            &plan(south_west, north_east, &taut),
+            &plan(north_east, south_west, &taut),
+        );
+        assert!(apart < 0.01, "{apart}");
+    }
+
+    #[test]
+    fn a_left_turn_out_of_a_door_is_left_plain() {
+        // doorway: a 1.2 m door through a 1 m wall. Out of the door, the left turn round its
+        // jamb has the other jamb 1.2 m across: no room for two lanes, and the rail is the taut
+        // one (a door is one lane; turns kept wide out of doors cost random crowds there 45 of
+        // 566 arrivals).
+        let level = crate::level::fixture_level("doorway");
+        let mesh = level.navmesh();
+        let options = PathOptions::from_agent_radius(0.4);
+        let (from, to) = (DVec2::new(12.2, 6.69), DVec2::new(5.61, 2.5));
+        let rail = mesh.plan_rail(from, to, &options).unwrap();
+        let taut = mesh
+            .plan_rail(
+                from,
+                to,
+                &PathOptions {
+                    keep_right: 0.0,
+                    ..options
+                },
+            )
+            .unwrap();
+        assert_eq!(rail.segments(), taut.segments());
     }
 }
