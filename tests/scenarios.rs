@@ -62,7 +62,7 @@ const NOT_YET_FINISHING: [&str; 0] = [];
 /// turns kept wide brought arena-200 (1: a speed-up answered by the collider's slow-down a
 /// frame earlier) and tradeshow-300 (1: a speed-up to 2.6 m/s slowed by the follow rule 0.4 s
 /// later) back, and tradeshow-300-jittered 1 → 3; over 12 jittered runs of the crowd fixtures
-/// the flips summed 34 before and 31 after (docs/ROBUSTNESS.md, session 33).
+/// the flips summed 34 before and 32 after (docs/ROBUSTNESS.md, session 33).
 const FLIPPING: [&str; 4] = [
     "arena-200",
     "arena-200-jittered",

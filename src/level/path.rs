@@ -22,7 +22,9 @@ pub struct PathOptions {
     /// parts, metres, `>= 0` (0: the taut line); default 0, and [`KEEP_RIGHT_RADII`] radii from
     /// [`PathOptions::from_agent_radius`]. Only [`NavMesh::plan_rail`] applies it, where the
     /// mesh across the part is narrower than nine radii all along it and the moved part keeps
-    /// the radius from walls (docs/ALGORITHM.md, "Lanes").
+    /// the radius from walls; and it keeps the rail's left turns twice this much wider than the
+    /// radius round their wall vertices, where the mesh leaves room (docs/ALGORITHM.md,
+    /// "Lanes").
     ///
     /// [`NavMesh::plan_rail`]: crate::level::NavMesh::plan_rail
     pub keep_right: f64,

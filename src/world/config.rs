@@ -74,8 +74,9 @@ pub struct AvoidanceConfig {
     pub single_lane_turns: bool,
     /// How far right of a two-way corridor's middle line the rails the world plans keep
     /// ([`World::plan_rail`](crate::World::plan_rail), the built-in host's scenarios, the yield
-    /// and detour rails), in agent radii ([`AvoidanceConfig::path_options`]; docs/ALGORITHM.md,
-    /// "Lanes"). Range [0, 5]; default [`KEEP_RIGHT_RADII`] (1.5); 0 plans the taut line.
+    /// and detour rails), in agent radii, and half how much wider they keep their left turns
+    /// ([`AvoidanceConfig::path_options`]; docs/ALGORITHM.md, "Lanes"). Range [0, 5]; default
+    /// [`KEEP_RIGHT_RADII`] (1.5); 0 plans the taut line.
     pub keep_right_radii: f64,
     /// The ORCA solver of free agents ([`crate::Locomotion::Orca`]); see [`OrcaConfig`] for
     /// each field's units, range and default.
