@@ -9,7 +9,9 @@
 //! point is where the arc's end tangents meet. Such a quadratic lies outside its circle, bulging at
 //! most `r (1/cos 30° + cos 30°)/2 − r ≈ 0.0104 r` at mid-piece, so corner clearance is never
 //! below `r`. Instead of cutting the corner inwards (which would bring the agent closer to the
-//! wall), the rail bends around it: see `docs/ARCHITECTURE.md`.
+//! wall), the rail bends around it: see `docs/ARCHITECTURE.md`. [`NavMesh::plan_rail`] wraps
+//! the vertices of left turns wider where there is room ([`LEFT_TURN_KEEP`]), so that agents
+//! going opposite ways round a corner pass on two lanes.
 
 use glam::DVec2;
 
@@ -101,10 +103,11 @@ fn tangent_direction(a: &Wrap, b: &Wrap) -> Option<DVec2> {
 }
 
 impl NavMesh {
-    /// Plan a rail from `from` to `to`: [`NavMesh::find_path`] then [`smooth_path`], with its
-    /// left turns kept [`LEFT_TURN_KEEP`] times [`PathOptions::keep_right`] wide where the mesh
-    /// leaves room (else plain), then the straight parts along two-way corridors kept right by
-    /// [`PathOptions::keep_right`] (`rail/lane.rs`).
+    /// Plan a rail from `from` to `to`: [`NavMesh::find_path`] then [`smooth_path`], with the
+    /// wall vertices of its left turns wrapped twice [`PathOptions::keep_right`] wider than the
+    /// radius where the mesh leaves room for two lanes (else plain), then the straight parts
+    /// along two-way corridors kept right by [`PathOptions::keep_right`] (`rail/lane.rs`;
+    /// docs/ALGORITHM.md, "Lanes").
     pub fn plan_rail(
         &self,
         from: DVec2,
