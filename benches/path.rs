@@ -1,5 +1,6 @@
 //! Path queries on the `plaza` fixture (60 m × 60 m, 28 obstacles): A* + funnel, and the full
-//! rail plan (path + smoothing). Target: a path query across plaza in ≤ 50 µs.
+//! rail plan (path + smoothing, left turns kept wide, lanes), and the same plan taut
+//! (`keep_right` 0: no wide turns, no lanes). Target: a path query across plaza in ≤ 50 µs.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sidestep::{DVec2, Level, PathOptions};
@@ -45,6 +46,21 @@ fn bench_paths(c: &mut Criterion) {
             i += 1;
             black_box(
                 mesh.plan_rail(black_box(from), black_box(to), &options)
+                    .unwrap(),
+            )
+        })
+    });
+    let taut = PathOptions {
+        keep_right: 0.0,
+        ..options
+    };
+    c.bench_function("rail_plan_across_plaza_taut", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            let (from, to) = queries[i % queries.len()];
+            i += 1;
+            black_box(
+                mesh.plan_rail(black_box(from), black_box(to), &taut)
                     .unwrap(),
             )
         })
