@@ -7,8 +7,9 @@
 //! 10 m walked back). The turn order, the same from both ends, so that one waits and the other
 //! goes: an agent in the stretch (or too near its entry to stop short of it) first; then one
 //! that has stood before its entry for [`PATIENCE`] or longer, the longest first (the other
-//! side's stream gives way to it); then the sooner to arrive at its entry at its speed (agents
-//! standing come last); ties to the lower key.
+//! side's stream gives way to it); then one following an agent through the stretch its way
+//! ([`FOLLOW_TIME`]), the sooner to arrive first; then the sooner to arrive at its entry at its
+//! speed (agents standing come last); ties to the lower key.
 
 use crate::world::{plan_of, AgentKey, Narrow, Phase, World};
 
