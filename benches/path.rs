@@ -39,32 +39,27 @@ fn bench_paths(c: &mut Criterion) {
             )
         })
     });
-    c.bench_function("rail_plan_across_plaza", |b| {
-        let mut i = 0;
-        b.iter(|| {
-            let (from, to) = queries[i % queries.len()];
-            i += 1;
-            black_box(
-                mesh.plan_rail(black_box(from), black_box(to), &options)
-                    .unwrap(),
-            )
-        })
-    });
+    // The plan as agents get it (left turns kept wide, lanes), and taut (`keep_right` 0).
     let taut = PathOptions {
         keep_right: 0.0,
         ..options
     };
-    c.bench_function("rail_plan_across_plaza_taut", |b| {
-        let mut i = 0;
-        b.iter(|| {
-            let (from, to) = queries[i % queries.len()];
-            i += 1;
-            black_box(
-                mesh.plan_rail(black_box(from), black_box(to), &taut)
-                    .unwrap(),
-            )
-        })
-    });
+    for (name, options) in [
+        ("rail_plan_across_plaza", options),
+        ("rail_plan_across_plaza_taut", taut),
+    ] {
+        c.bench_function(name, |b| {
+            let mut i = 0;
+            b.iter(|| {
+                let (from, to) = queries[i % queries.len()];
+                i += 1;
+                black_box(
+                    mesh.plan_rail(black_box(from), black_box(to), &options)
+                        .unwrap(),
+                )
+            })
+        });
+    }
     c.bench_function("locate_on_plaza", |b| {
         let mut i = 0u32;
         b.iter(|| {
