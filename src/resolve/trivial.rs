@@ -613,6 +613,8 @@ fn decide(
         // `arena-200-jittered`).
         let starting = matches!(motion.phase, Phase::Starting { .. });
         let stop_time = desc.gait(motion.speed).stop_time;
+        // A collision that leaves time for a stop after a reversal hold can wait a frame.
+        let far = collision.time > stop_time + config.reversal_hold;
         // The last order holds for its commitment (a bend), or for the reversal hold (a start
         // or a speed change, which a slower speed or a stop would reverse), while the collision
         // leaves time to act once the hold is over: further off than the stopping time and
@@ -740,8 +742,11 @@ fn decide(
             // agent going on slowed; for any, the agent stopping from the slower speed a
             // frame later (a leader that slowed and then stopped had a follower, 0.19 m
             // behind at 1.4 m/s, slide into it: its stop from 0.8 m/s is 0.23 m shorter).
+            // Nor, while the collision can wait a frame, one that would make a walker behind
+            // take back a fresh start or speed-up (`reverses_fresh_walker`).
+            let slower = speed < motion.speed;
             if sweep(plan_at(speed), inflation, candidates, samples).is_none()
-                && !(speed < motion.speed
+                && !(slower
                     && slowing_traps_walker(
                         world,
                         key,
@@ -751,6 +756,9 @@ fn decide(
                         candidates,
                         samples,
                     ))
+                && !(slower
+                    && far
+                    && reverses_fresh_walker(world, key, rail, plan_at(speed), candidates, samples))
             {
                 return Decision::with_collision(Order::ChangeSpeed { speed }, collision);
             }
@@ -831,7 +839,15 @@ fn decide(
                         samples,
                     )
                     .is_none();
-                if bend.accepted || smaller {
+                // Nor, while the collision can wait a frame, a bend across the way of a walker
+                // behind with a fresh speed-up (`reverses_fresh_walker`).
+                let bent_plan = MotionPlan { s: 0.0, ..current };
+                if (bend.accepted || smaller)
+                    && !(far
+                        && reverses_fresh_walker(
+                            world, key, &bend.rail, bent_plan, candidates, samples,
+                        ))
+                {
                     let mut decision = Decision::with_collision(bend.into_order(), collision);
                     decision.searched_detour = searched_detour;
                     return decision;
@@ -845,7 +861,6 @@ fn decide(
         // 2.6 m/s, 2.5 s before the collision, slid 1.35 m into an agent at its goal).
         // Nor does a clean stop that far off when it would stand in the way of a walker
         // crossing behind too soon for that walker to stop (`slowing_traps_walker`).
-        let far = collision.time > stop_time + config.reversal_hold;
         if far
             && (!stop_is_clear
                 || slowing_traps_walker(
@@ -856,7 +871,8 @@ fn decide(
                     None,
                     candidates,
                     samples,
-                ))
+                )
+                || reverses_fresh_walker(world, key, rail, stop_plan_played, candidates, samples))
         {
             let mut decision = Decision::with_collision(Order::Continue, collision);
             decision.searched_detour = searched_detour;
@@ -933,18 +949,15 @@ fn decide(
             }
             let check =
                 Sweep::ahead(key, rail, plan_at(speed), 0.0).with(Hysteresis::resume(config));
-            if detect(world, &check, candidates, samples).is_none()
-                && (speed < motion.speed
-                    || forces_reaction_behind(
-                        world,
-                        key,
-                        rail,
-                        plan_at(speed),
-                        candidates,
-                        samples,
-                    )
-                    .is_none())
-            {
+            // A faster speed must not force a walker behind to react; a slower one, not make
+            // one take back a fresh speed-up (the return can wait).
+            let clear_behind = if speed < motion.speed {
+                !reverses_fresh_walker(world, key, rail, plan_at(speed), candidates, samples)
+            } else {
+                forces_reaction_behind(world, key, rail, plan_at(speed), candidates, samples)
+                    .is_none()
+            };
+            if detect(world, &check, candidates, samples).is_none() && clear_behind {
                 let mut decision = Decision::new(Order::ChangeSpeed { speed });
                 decision.resumes = speed > motion.speed;
                 return decision;
@@ -1451,38 +1464,12 @@ fn forces_reaction_behind(
     samples: &mut Vec<SweepSample>,
 ) -> Option<(AgentKey, f64)> {
     let config = world.config();
-    let agent = &world.agents[key];
-    let position = agent.position();
-    let radius = agent.desc().radius;
-    let reach = world.max_speed * (config.horizon + config.reversal_hold + 2.0)
-        + agent.range
-        + world.max_radius
-        + radius
-        + 2.0 * config.margin;
+    let reach = reaction_reach(world, key);
     let mut found: Option<(AgentKey, f64)> = None;
-    for (other_key, other) in walkers_behind(world, key, reach, candidates) {
-        if found.is_some_and(|(k, _)| k <= other_key) {
-            continue;
-        }
-        let other_plan = other.plan;
-        let mut duration = other_plan.still + other_plan.transition_time + config.horizon;
-        if other_plan.speed > 0.0 {
-            duration += other.desc().stop_distance(other_plan.speed) / other_plan.speed;
-        }
-        sample_agent(
-            &mut other.trajectory(),
-            other.desc().radius,
-            duration,
-            samples,
-        );
-        let radii = radius + other.desc().radius + 2.0 * config.margin;
-        let mut moved = Trajectory::on_rail_at(rail, plan, position);
-        if sweep_pair(samples, &mut moved, radii, f64::INFINITY).is_none() {
-            continue;
-        }
-        let mut now = agent.trajectory();
-        if sweep_pair(samples, &mut now, radii, f64::INFINITY).is_some() {
-            // It meets this agent already: its reaction is not this order's doing.
+    for (other_key, other) in walkers_near(world, key, reach, candidates) {
+        if found.is_some_and(|(k, _)| k <= other_key)
+            || !meets_only_moved(world, key, rail, plan, other, samples)
+        {
             continue;
         }
         let age = world.time - other.last_order_time;
@@ -1497,10 +1484,102 @@ fn forces_reaction_behind(
     found
 }
 
+/// Whether `key` moving by `plan` on `rail` (slower, stopping, or on a bent rail) would force a
+/// walker behind it to take back a start or speed-up younger than the reversal hold
+/// ([`forces_reaction_behind`]'s test, for those walkers only): the walker would have to slow
+/// or stop, a flip. Asked only of a change that can wait a frame: one for a collision further
+/// off than the stopping time and the hold, or a return to the preferred speed. The flips left
+/// in the committed crowd fixtures at session 33 were mostly such: a walker slowed from 1.4 to
+/// 0.8 m/s for a collision 2.25 s off (overlap 0.02 m), across the way of an agent that had
+/// sped up behind it 0.27 s before (arena-200, arena-200-jittered, tradeshow-300-jittered);
+/// once those waited, the next were a return from 2.6 to 1.4 m/s and a bend, each across the
+/// way of a fresh speed-up (docs/ROBUSTNESS.md, session 34).
+fn reverses_fresh_walker(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    plan: MotionPlan,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let config = world.config();
+    let reach = reaction_reach(world, key);
+    walkers_near(world, key, reach, candidates).any(|(_, other)| {
+        let sped_up = other.last_order == OrderKind::Start
+            || other.last_speed_step == Some(SpeedStep::Faster);
+        sped_up
+            && world.time - other.last_order_time < config.reversal_hold
+            && meets_only_moved(world, key, rail, plan, other, samples)
+    })
+}
+
+/// How far from `key` a walker whose sweep may meet it can be, metres: what it covers over the
+/// horizon, the reversal hold and two seconds more, with `key`'s range and both radii.
+fn reaction_reach(world: &World, key: AgentKey) -> f64 {
+    let config = world.config();
+    let agent = &world.agents[key];
+    world.max_speed * (config.horizon + config.reversal_hold + 2.0)
+        + agent.range
+        + world.max_radius
+        + agent.desc().radius
+        + 2.0 * config.margin
+}
+
+/// Whether the sweep of `other` (its plan as it is, to its stop at the horizon) meets `key`
+/// moving by `plan` on `rail`, but not `key` moving as it does now.
+fn meets_only_moved(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    plan: MotionPlan,
+    other: &crate::world::Agent,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let config = world.config();
+    let agent = &world.agents[key];
+    let other_plan = other.plan;
+    let mut duration = other_plan.still + other_plan.transition_time + config.horizon;
+    if other_plan.speed > 0.0 {
+        duration += other.desc().stop_distance(other_plan.speed) / other_plan.speed;
+    }
+    sample_agent(
+        &mut other.trajectory(),
+        other.desc().radius,
+        duration,
+        samples,
+    );
+    if !sees(samples, other, agent.position()) {
+        return false;
+    }
+    let radii = agent.desc().radius + other.desc().radius + 2.0 * config.margin;
+    let mut moved = Trajectory::on_rail_at(rail, plan, agent.position());
+    if sweep_pair(samples, &mut moved, radii, f64::INFINITY).is_none() {
+        return false;
+    }
+    // One that meets this agent already: its reaction is not this order's doing.
+    let mut now = agent.trajectory();
+    sweep_pair(samples, &mut now, radii, f64::INFINITY).is_none()
+}
+
 /// The agents the broad phase lists within `reach` metres of `key` that move and are behind it:
 /// their detection sweeps look ahead at `key` (ahead of them only), while `key`'s own sweeps
-/// look only ahead of it. In the grid's order; `candidates` holds the listing.
+/// look only ahead of it. "Behind" on the walker's present direction; a walker whose rail turns
+/// toward `key` sees it too ([`walkers_near`], [`sees`]). In the grid's order; `candidates`
+/// holds the listing.
 fn walkers_behind<'w>(
+    world: &'w World,
+    key: AgentKey,
+    reach: f64,
+    candidates: &'w mut Vec<u32>,
+) -> impl Iterator<Item = (AgentKey, &'w crate::world::Agent)> + 'w {
+    let position = world.agents[key].position();
+    walkers_near(world, key, reach, candidates)
+        .filter(move |(_, other)| (position - other.position()).dot(other.direction()) > 0.0)
+}
+
+/// The agents the broad phase lists within `reach` metres of `key` that move, other than `key`.
+/// In the grid's order; `candidates` holds the listing.
+fn walkers_near<'w>(
     world: &'w World,
     key: AgentKey,
     reach: f64,
@@ -1512,11 +1591,16 @@ fn walkers_behind<'w>(
     candidates.iter().filter_map(move |&i| {
         let other_key = world.dense[i as usize];
         let other = &world.agents[other_key];
-        let behind = other_key != key
-            && other.plan.moves()
-            && (position - other.position()).dot(other.direction()) > 0.0;
-        behind.then_some((other_key, other))
+        (other_key != key && other.plan.moves()).then_some((other_key, other))
     })
+}
+
+/// Whether the detection sweep of `other`, whose path `samples` holds, looks at an agent at
+/// `position`: in front of it, or of one of the path's turns (the front test of [`detect`]).
+fn sees(samples: &[SweepSample], other: &crate::world::Agent, position: DVec2) -> bool {
+    let direction = other.direction();
+    (position - other.position()).dot(direction) > 0.0
+        || !path_turns(samples, direction).all_behind(position)
 }
 
 /// Whether `key` slowing to `slower` (a slower speed, or a stop) on `rail` would leave a walker
@@ -2587,6 +2671,50 @@ mod minimising_bend_tests {
             assert!(hit.is_none(), "a minimising bend whose stop meets {hit:?}");
         }
         assert!(minimising > 5 && bends > 50, "{minimising} of {bends}");
+    }
+
+    #[test]
+    fn a_slow_down_that_can_wait_does_not_take_back_a_fresh_speed_up_behind() {
+        // Open field: a walker going east at 1.4 m/s meets, 2 s ahead, one crossing its way
+        // southward 3 m on, which 0.8 m/s would clear; one follows 1.5 m behind it at 1.4 m/s,
+        // which the slower speed would make slow too. With the follower's speed-up old, the
+        // walker slows; with it 0.2 s old, the walker keeps going and decides again next frame.
+        use crate::world::{line_agent, Motion};
+        let order = |age: f64| {
+            let mut world = World::new(
+                super::tests::open_field(),
+                crate::AvoidanceConfig::default(),
+            )
+            .unwrap();
+            let speeds = [0.8, 1.4];
+            let east = DVec2::new(25.0, 15.0);
+            let moving = Motion::moving(0.0, 1.4);
+            let walker = line_agent(&mut world, DVec2::new(10.0, 15.0), east, &speeds, moving);
+            line_agent(
+                &mut world,
+                DVec2::new(13.0, 18.0),
+                DVec2::new(13.0, 5.0),
+                &speeds,
+                moving,
+            );
+            let follower = line_agent(&mut world, DVec2::new(8.5, 15.0), east, &speeds, moving);
+            world.begin_frame(1.0 / 30.0);
+            let behind = &mut world.agents[follower];
+            behind.last_order = OrderKind::ChangeSpeed;
+            behind.last_speed_step = Some(SpeedStep::Faster);
+            behind.last_order_time = world.time - age;
+            let order = world.query(walker).unwrap();
+            let collision = world.agents[walker].last_collision().map(|c| c.time);
+            (order, collision)
+        };
+        let (old, collision) = order(5.0);
+        assert!(
+            matches!(old, Order::ChangeSpeed { speed } if speed == 0.8),
+            "{old:?}"
+        );
+        assert!(collision.is_some_and(|t| t > 1.5), "{collision:?}");
+        let (fresh, _) = order(0.2);
+        assert!(matches!(fresh, Order::Continue), "{fresh:?}");
     }
 
     #[test]
