@@ -260,6 +260,8 @@ pub struct World {
     pub(crate) max_reach: f64,
     /// Fastest planned speed of any agent this frame, m/s (grows with orders).
     pub(crate) max_speed: f64,
+    /// Fastest preferred speed of any agent this frame, m/s: how fast one standing would come.
+    pub(crate) max_preferred_speed: f64,
     /// Largest agent radius, metres.
     pub(crate) max_radius: f64,
     pub(crate) time: f64,
@@ -299,6 +301,7 @@ impl World {
             spots: SpotIndex::default(),
             max_reach: 0.0,
             max_speed: 0.0,
+            max_preferred_speed: 0.0,
             max_radius: 0.0,
             time: 0.0,
             scratch_candidates: Vec::new(),
@@ -644,6 +647,7 @@ impl World {
         }
         self.max_reach = self.max_reach.max(reach);
         self.max_speed = self.max_speed.max(agent.plan.max_speed());
+        self.max_preferred_speed = self.max_preferred_speed.max(agent.desc.preferred_speed);
         self.max_radius = self.max_radius.max(agent.desc.radius);
     }
 
@@ -681,6 +685,11 @@ impl World {
             .agents
             .values()
             .map(|a| a.plan.max_speed())
+            .fold(0.0, f64::max);
+        self.max_preferred_speed = self
+            .agents
+            .values()
+            .map(|a| a.desc.preferred_speed)
             .fold(0.0, f64::max);
         self.max_radius = self
             .agents

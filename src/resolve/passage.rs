@@ -10,6 +10,13 @@
 //! side's stream gives way to it); then one following an agent through the stretch its way
 //! ([`FOLLOW_TIME`]), the sooner to arrive first; then the sooner to arrive at its entry at its
 //! speed (agents standing come last); ties to the lower key.
+//!
+//! The turn goes to a side, not to one agent: an agent coming to the stretch goes when the best
+//! turn among the agents coming to it its way (its own among them) is before the best turn of
+//! those coming the other way. Turns taken agent by agent waited in circles at a crowded door:
+//! the agent with the best turn on one side could not start for an agent of its own side
+//! standing before it, which waited for the other side's best, which waited for the first
+//! (doorway-crowd, 18 s with no one in the door; docs/ROBUSTNESS.md, session 34).
 
 use crate::world::{plan_of, AgentKey, Narrow, Phase, World};
 
@@ -70,9 +77,10 @@ pub(super) fn passage_turn(
     let config = world.config();
     let entry = rail.position(narrow.s_in);
     let exit = rail.position(narrow.s_out);
-    // Anyone in the stretch or coming to it from the far end within the claim time.
+    // Anyone in the stretch or coming to it from either end within the claim time (at its
+    // speed, or its preferred speed if slower or standing).
     let reach = 0.5 * (narrow.s_out - narrow.s_in)
-        + world.max_speed * CLAIM_TIME
+        + world.max_speed.max(world.max_preferred_speed) * CLAIM_TIME
         + world.max_radius
         + radius
         + 2.0 * config.margin;
@@ -87,6 +95,8 @@ pub(super) fn passage_turn(
     );
     let width = 4.0 * radius + 2.0 * config.margin;
     let mut first: Option<(Turn, AgentKey)> = None;
+    // The best turn of the agents coming to the stretch our way, ours among them.
+    let mut side = (own, key);
     for &i in candidates.iter() {
         let other_key = world.dense[i as usize];
         if other_key == key {
@@ -133,6 +143,27 @@ pub(super) fn passage_turn(
             else {
                 continue;
             };
+            // Coming to it from our end, our way: its turn is our side's (not one in the
+            // stretch or too near to stop: the side would keep the door while it streams;
+            // followers have their own rule).
+            let same_side = other_rail.position(theirs.s_in).distance(entry) <= width
+                && other_rail.position(theirs.s_out).distance(exit) <= width
+                && other_rail
+                    .tangent(theirs.s_in)
+                    .dot(rail.tangent(narrow.s_in))
+                    > 0.0;
+            if same_side {
+                let follows = follows_through(world, other_key, *theirs, candidates);
+                let turn = turn_of(world, other_key, theirs.s_in - other.motion.s, follows);
+                let speed = other.motion.speed.max(other.desc().preferred_speed);
+                if turn.class == 1
+                    && (theirs.s_in - other.motion.s) <= speed * CLAIM_TIME
+                    && (turn, other_key) < side
+                {
+                    side = (turn, other_key);
+                }
+                continue;
+            }
             if other_rail.position(theirs.s_in).distance(exit) > width
                 || other_rail.position(theirs.s_out).distance(entry) > width
                 || other_rail
@@ -155,7 +186,7 @@ pub(super) fn passage_turn(
         }
     }
     let (turn, other_key) = first?;
-    ((turn, other_key) < (own, key)).then_some((narrow, other_key))
+    ((turn, other_key) < side).then_some((narrow, other_key))
 }
 
 /// Whether agent `key`, before the stretch `narrow` of its rail, follows an agent going its way
@@ -316,6 +347,46 @@ mod tests {
         let waits = follower_and_walker(Motion::moving(1.2, 1.4));
         assert_eq!(waits.follower_waits_on, None);
         assert_eq!(waits.walker_waits_on, Some(waits.leader));
+    }
+
+    #[test]
+    fn the_turn_goes_to_the_side_of_the_agent_that_has_stood_longest() {
+        // Two agents standing west of the door, going east: one 3 m from the door, 10 s stood,
+        // one in front of it, 3 s stood; one standing east of it, going west, 8 s stood. The
+        // west side has the turn: the agent in front goes (the one behind could not start
+        // before it), and the east agent waits on the longest stander. Turns taken agent by
+        // agent, the one in front waited on the east agent, which waited on the one behind.
+        let mut world = doorway();
+        let east = DVec2::new(18.0, 5.0);
+        let west = DVec2::new(2.0, 5.0);
+        let behind = agent(
+            &mut world,
+            DVec2::new(6.5, 5.0),
+            east,
+            Motion::standing(0.0),
+        );
+        let front = agent(
+            &mut world,
+            DVec2::new(7.5, 5.0),
+            east,
+            Motion::standing(0.0),
+        );
+        let across = agent(
+            &mut world,
+            DVec2::new(12.5, 5.0),
+            west,
+            Motion::standing(0.0),
+        );
+        world.begin_frame(1.0 / 30.0);
+        for (key, stood) in [(behind, 10.0), (front, 3.0), (across, 8.0)] {
+            world.agents[key].stood_since = world.time - stood;
+        }
+        world.ensure_grid();
+        let mut candidates = Vec::new();
+        let mut waits_on = |key| passage_turn(&world, key, 10.0, &mut candidates).map(|t| t.1);
+        assert_eq!(waits_on(front), None);
+        assert_eq!(waits_on(behind), None);
+        assert_eq!(waits_on(across), Some(behind));
     }
 
     #[test]
