@@ -28,7 +28,10 @@ pub(super) const WAIT_RADII: f64 = 5.0;
 /// An agent standing before a stretch this long, seconds, goes before agents that have not yet
 /// come too near their own entry to stop: the other side's stream gives way in turns of a few
 /// agents, not one by one (at 2 s, doorway-crowd's travel time ratio was 7.35, at 5 s 5.21).
-const PATIENCE: f64 = 5.0;
+/// Since the turn goes to a side (session 34), 8 s: a side's stream finishes before the other
+/// claims the door (24 jittered runs of doorway-crowd: 5.93 at 5 s, 5.11 at 8 s, 5.21 at 12 s;
+/// docs/ROBUSTNESS.md, session 34).
+const PATIENCE: f64 = 8.0;
 
 /// An agent coming the other way counts from this far before its entry, seconds at its speed
 /// (the sweep's horizon is 2 s by default: an agent further off is not yet in anyone's way).
