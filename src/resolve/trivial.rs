@@ -1542,6 +1542,13 @@ fn meets_only_moved(
     if other_plan.speed > 0.0 {
         duration += other.desc().stop_distance(other_plan.speed) / other_plan.speed;
     }
+    let radii = agent.desc().radius + other.desc().radius + 2.0 * config.margin;
+    // Passed over before its samples are taken when the two cannot come within the radii over
+    // the sweep: each stays within what it travels of where it is (exact).
+    let travelled = (other_plan.s_at(duration) - other_plan.s) + (plan.s_at(duration) - plan.s);
+    if beyond(other.position() - agent.position(), travelled + radii) {
+        return false;
+    }
     sample_agent(
         &mut other.trajectory(),
         other.desc().radius,
@@ -1551,7 +1558,6 @@ fn meets_only_moved(
     if !sees(samples, other, agent.position()) {
         return false;
     }
-    let radii = agent.desc().radius + other.desc().radius + 2.0 * config.margin;
     let mut moved = Trajectory::on_rail_at(rail, plan, agent.position());
     if sweep_pair(samples, &mut moved, radii, f64::INFINITY).is_none() {
         return false;
