@@ -2724,6 +2724,47 @@ mod minimising_bend_tests {
     }
 
     #[test]
+    fn a_start_waits_for_a_walker_abreast_whose_rail_turns_across_its_way() {
+        // Open field: an agent standing at (10, 15), its rail north; a walker abreast of it,
+        // 1 m east, walking north at 1.4 m/s on a rail that turns west after 1 m and crosses
+        // the agent's way 1.3 m ahead of it. Neither is in front of the other on its present
+        // direction, so neither the start check nor the walker's present direction sees the
+        // other; the walker's sweep along its turn meets the start. The agent waits on it
+        // (until session 34 it started, and the walker had to slow or stop for it).
+        use crate::world::{line_agent, Motion};
+        let mut world = World::new(
+            super::tests::open_field(),
+            crate::AvoidanceConfig::default(),
+        )
+        .unwrap();
+        let speeds = [0.8, 1.4];
+        let standing = line_agent(
+            &mut world,
+            DVec2::new(10.0, 15.0),
+            DVec2::new(10.0, 25.0),
+            &speeds,
+            Motion::standing(0.0),
+        );
+        let from = DVec2::new(11.0, 15.0);
+        let walker = world
+            .add_agent(crate::AgentDesc {
+                position: from,
+                ..crate::AgentDesc::with_speeds(0.4, &speeds, 1.4)
+            })
+            .unwrap();
+        let rail = Rail::from_points(&[from, DVec2::new(11.0, 16.0), DVec2::new(5.0, 18.0)]);
+        world.set_rail(walker, rail.unwrap()).unwrap();
+        world.set_motion(walker, Motion::moving(0.0, 1.4)).unwrap();
+        world.begin_frame(1.0 / 30.0);
+        let order = world.query(standing).unwrap();
+        assert!(matches!(order, Order::Wait { .. }), "{order:?}");
+        assert_eq!(
+            world.agents[standing].waiting_on.map(|(k, _)| k),
+            Some(walker)
+        );
+    }
+
+    #[test]
     fn an_agent_waiting_its_turn_keeps_clear_the_ways_of_those_it_holds_up() {
         // doorway: an agent standing west of the door, waiting for its turn (for `first`, here
         // an agent far off whose way passes nowhere near); an agent come out of the door stands
