@@ -80,10 +80,10 @@ const FLIPPING: [&str; 0] = [];
 /// (ratio 2.23, 1.78 since session 31's lanes beside a wall, docs/ALGORITHM.md step 6b); it
 /// left this list in session 32, when planned rails began to keep right in two-way corridors
 /// (1.04; docs/ALGORITHM.md, "Lanes"). `doorway-crowd` (session 12): twenty agents through one
-/// door both ways, 6.9 (6.0 since session 34's turns by side). `tradeshow-300` and
-/// `tradeshow-300-jittered` left it in session 33, when planned rails began to keep their left
-/// turns wide (1.65 → 1.47 and 1.98 → 1.49; docs/ALGORITHM.md, "Lanes"); they stayed under 1.5
-/// in session 34 (1.44, 1.48).
+/// door both ways, 6.9 (3.4 since session 34's turns by side and waits further back from a
+/// file). `tradeshow-300` and `tradeshow-300-jittered` left it in session 33, when planned rails
+/// began to keep their left turns wide (1.65 → 1.47 and 1.98 → 1.49; docs/ALGORITHM.md,
+/// "Lanes"); they stayed under 1.5 in session 34 (1.44, 1.48).
 const SLOW: [&str; 5] = [
     "arena-200",
     "arena-200-jittered",

@@ -57,15 +57,46 @@ struct Turn {
     time: f64,
 }
 
-/// The agent `key` must let through first, in the next single-lane stretch of its rail, and
-/// that stretch: `None` when there is no stretch ahead within `look` metres of its entry, or it
-/// goes first.
+/// How far short of a single-lane stretch an agent waits while two or more agents come
+/// through it the other way first, in its radii: agents coming out of a stretch fan out toward
+/// their goals, and a crowd waiting at its mouth stands in their ways (each steps aside, and
+/// back, for each one). Random crowds of 20 at doorway, mesh-rooms and long-corridor (3
+/// jittered runs of 24 files each) arrived 843 of 2,160 times waiting at 5 radii, 952 at 8,
+/// 996 at 10, 1,013 at 12; doorway-crowd's travel time ratio over 24 jittered runs went 5.47
+/// → 4.00 at 10 (docs/ROBUSTNESS.md, session 34). Against one agent coming, [`WAIT_RADII`]:
+/// the wait is the nearer, and long-corridor-head-on's second agent walks less.
+pub(super) const STREAM_WAIT_RADII: f64 = 10.0;
+
+/// The turn an agent waits for at a single-lane stretch ([`passage_turn`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TurnAfter {
+    /// The stretch, on the waiting agent's rail.
+    pub narrow: Narrow,
+    /// The agent coming the other way that goes first (the best turn of the other side).
+    pub after: AgentKey,
+    /// Whether two or more agents of the other side go first.
+    pub stream: bool,
+}
+
+impl TurnAfter {
+    /// How far short of the stretch to wait, in the agent's radii.
+    pub fn wait_radii(&self) -> f64 {
+        if self.stream {
+            STREAM_WAIT_RADII
+        } else {
+            WAIT_RADII
+        }
+    }
+}
+
+/// The turn agent `key` must wait for, in the next single-lane stretch of its rail: `None`
+/// when there is no stretch ahead within `look` metres of its entry, or it goes first.
 pub(super) fn passage_turn(
     world: &World,
     key: AgentKey,
     look: f64,
     candidates: &mut Vec<u32>,
-) -> Option<(Narrow, AgentKey)> {
+) -> Option<TurnAfter> {
     if !world.config().single_lane_turns {
         return None;
     }
@@ -97,7 +128,9 @@ pub(super) fn passage_turn(
         follows_through(world, key, narrow, candidates),
     );
     let width = 4.0 * radius + 2.0 * config.margin;
+    // The best two turns of the agents coming the other way.
     let mut first: Option<(Turn, AgentKey)> = None;
+    let mut second: Option<(Turn, AgentKey)> = None;
     // The best turn of the agents coming to the stretch our way, ours among them.
     let mut side = (own, key);
     for &i in candidates.iter() {
@@ -184,12 +217,20 @@ pub(super) fn passage_turn(
             }
             turn
         };
-        if first.is_none_or(|(best, best_key)| (turn, other_key) < (best, best_key)) {
-            first = Some((turn, other_key));
+        let this = (turn, other_key);
+        if first.is_none_or(|best| this < best) {
+            second = first;
+            first = Some(this);
+        } else if second.is_none_or(|next| this < next) {
+            second = Some(this);
         }
     }
-    let (turn, other_key) = first?;
-    ((turn, other_key) < side).then_some((narrow, other_key))
+    let first = first?;
+    (first < side).then(|| TurnAfter {
+        narrow,
+        after: first.1,
+        stream: second.is_some_and(|next| next < side),
+    })
 }
 
 /// Whether agent `key`, before the stretch `narrow` of its rail, follows an agent going its way
@@ -304,6 +345,8 @@ mod tests {
         walker: AgentKey,
         follower_waits_on: Option<AgentKey>,
         walker_waits_on: Option<AgentKey>,
+        /// Whether two or more go before the walker ([`TurnAfter::stream`]).
+        walker_sees_a_stream: bool,
     }
 
     /// A leader on its way into the door westward (`leader_motion`), an agent standing 1 m
@@ -332,12 +375,15 @@ mod tests {
         world.begin_frame(1.0 / 30.0);
         world.ensure_grid();
         let mut candidates = Vec::new();
-        let mut waits_on = |key| passage_turn(&world, key, 10.0, &mut candidates).map(|t| t.1);
+        let mut turn = |key| passage_turn(&world, key, 10.0, &mut candidates);
+        let follower_waits_on = turn(follower).map(|t| t.after);
+        let walker_turn = turn(walker);
         Waits {
             leader,
             walker,
-            follower_waits_on: waits_on(follower),
-            walker_waits_on: waits_on(walker),
+            follower_waits_on,
+            walker_waits_on: walker_turn.map(|t| t.after),
+            walker_sees_a_stream: walker_turn.is_some_and(|t| t.stream),
         }
     }
 
@@ -350,6 +396,8 @@ mod tests {
         let waits = follower_and_walker(Motion::moving(1.2, 1.4));
         assert_eq!(waits.follower_waits_on, None);
         assert_eq!(waits.walker_waits_on, Some(waits.leader));
+        // Both go before the walker: it waits the further back (`STREAM_WAIT_RADII`).
+        assert!(waits.walker_sees_a_stream);
     }
 
     #[test]
@@ -386,7 +434,7 @@ mod tests {
         }
         world.ensure_grid();
         let mut candidates = Vec::new();
-        let mut waits_on = |key| passage_turn(&world, key, 10.0, &mut candidates).map(|t| t.1);
+        let mut waits_on = |key| passage_turn(&world, key, 10.0, &mut candidates).map(|t| t.after);
         assert_eq!(waits_on(front), None);
         assert_eq!(waits_on(behind), None);
         assert_eq!(waits_on(across), Some(behind));
@@ -399,5 +447,6 @@ mod tests {
         let waits = follower_and_walker(Motion::standing(1.2));
         assert_eq!(waits.follower_waits_on, Some(waits.walker));
         assert_eq!(waits.walker_waits_on, Some(waits.leader));
+        assert!(!waits.walker_sees_a_stream);
     }
 }

@@ -1010,11 +1010,13 @@ fn decide_standing(
     // looked for as far as the start walks before it could stop again, and the wait short of
     // the stretch (`passage`).
     let preferred = desc.preferred_speed;
-    let look = desc.start.distance
-        + preferred * config.reversal_hold
-        + desc.stop_distance(preferred)
-        + passage::WAIT_RADII * desc.radius;
-    if let Some((_, other)) = passage::passage_turn(world, key, look, candidates) {
+    let walks =
+        desc.start.distance + preferred * config.reversal_hold + desc.stop_distance(preferred);
+    let look = walks + passage::STREAM_WAIT_RADII * desc.radius;
+    let turn = passage::passage_turn(world, key, look, candidates)
+        .filter(|turn| turn.narrow.s_in - motion.s <= walks + turn.wait_radii() * desc.radius);
+    if let Some(turn) = turn {
+        let other = turn.after;
         let mut decision = Decision::new(Order::Wait { clear_in: None });
         decision.waiting_on = Some(other);
         // Standing in the way out of the stretch, or of an agent it holds up (one standing,
@@ -1290,7 +1292,8 @@ const PASSAGE_LEAD: f64 = 0.15;
 
 /// A walker short of a single-lane stretch that an agent coming the other way goes through
 /// first (`passage::passage_turn`): a clean stop that leaves it [`passage::WAIT_RADII`] radii
-/// short of the stretch, once it is that near. `None` when it goes first, is too near to stop
+/// short of the stretch ([`passage::STREAM_WAIT_RADII`] while two or more come first), once it
+/// is that near. `None` when it goes first, is too near to stop
 /// short, its stop is not clean (the sweep of the stop as played meets someone), or its last
 /// order is a start or speed-up within the reversal hold (a stop would reverse it).
 fn passage_stop(
@@ -1312,11 +1315,14 @@ fn passage_stop(
     let desc = agent.desc();
     let stop = stop_as_played(desc, &motion);
     let stopping = stop.transition_distance();
-    let look = stopping + passage::WAIT_RADII * desc.radius + motion.speed * PASSAGE_LEAD;
-    let (narrow, after) = passage::passage_turn(world, key, look, candidates)?;
-    if narrow.s_in - motion.s < stopping {
+    let lead = motion.speed * PASSAGE_LEAD;
+    let look = stopping + passage::STREAM_WAIT_RADII * desc.radius + lead;
+    let turn = passage::passage_turn(world, key, look, candidates)?;
+    let ahead = turn.narrow.s_in - motion.s;
+    if ahead < stopping || ahead > stopping + turn.wait_radii() * desc.radius + lead {
         return None;
     }
+    let after = turn.after;
     if detect(
         world,
         &Sweep::ahead(key, rail, stop, 0.0),
@@ -2762,6 +2768,60 @@ mod minimising_bend_tests {
             world.agents[standing].waiting_on.map(|(k, _)| k),
             Some(walker)
         );
+    }
+
+    #[test]
+    fn a_walker_waits_further_back_from_a_door_a_file_comes_through() {
+        // doorway: a leader walking west in the door, a follower standing 1 m behind it (it
+        // follows it through), and a walker coming east to the door, 4.3 m short of the
+        // stretch. With the follower, two go first: the walker stops now, 10 radii short
+        // (`STREAM_WAIT_RADII`); without it, it walks on toward the 5-radii wait.
+        use crate::world::{line_agent, Motion};
+        let order = |with_follower: bool| {
+            let mut world = World::new(
+                crate::level::fixture_level("doorway"),
+                crate::AvoidanceConfig::default(),
+            )
+            .unwrap();
+            let speeds = [0.8, 1.4];
+            line_agent(
+                &mut world,
+                DVec2::new(12.0, 5.0),
+                DVec2::new(2.0, 4.0),
+                &speeds,
+                Motion::moving(1.2, 1.4),
+            );
+            if with_follower {
+                line_agent(
+                    &mut world,
+                    DVec2::new(13.0, 5.0),
+                    DVec2::new(2.0, 6.0),
+                    &speeds,
+                    Motion::standing(0.0),
+                );
+            }
+            let walker = line_agent(
+                &mut world,
+                DVec2::new(5.5, 6.5),
+                DVec2::new(18.0, 5.0),
+                &speeds,
+                Motion::moving(0.0, 1.4),
+            );
+            world.begin_frame(1.0 / 30.0);
+            world.query(walker).unwrap()
+        };
+        let stream = order(true);
+        assert!(
+            matches!(
+                stream,
+                Order::Stop {
+                    cause: StopCause::Passage { .. }
+                }
+            ),
+            "{stream:?}"
+        );
+        let one = order(false);
+        assert!(!matches!(one, Order::Stop { .. }), "{one:?}");
     }
 
     #[test]
