@@ -158,12 +158,18 @@ pub(super) fn passage_turn(
         };
         let position = other.position();
         let radii = radius + other.desc().radius + 2.0 * config.margin;
-        // In the stretch, heading out at our end.
-        let at = rail.closest_s(position);
-        let inside = at >= narrow.s_in - radii
-            && at <= narrow.s_out + radii
-            && rail.position(at).distance(position) <= radii
-            && other.direction().dot(rail.tangent(at)) < 0.0;
+        // In the stretch, heading out at our end. Within both radii of a point of the rail at
+        // most the radii beyond the stretch, so within half its length and twice the radii of
+        // its middle (an arclength is no shorter than its chord): the nearest point of the
+        // rail, a search along it, is sought only then (exact; most agents near are not).
+        let inside = position.distance(centre) <= 0.5 * (narrow.s_out - narrow.s_in) + 2.0 * radii
+            && {
+                let at = rail.closest_s(position);
+                at >= narrow.s_in - radii
+                    && at <= narrow.s_out + radii
+                    && rail.position(at).distance(position) <= radii
+                    && other.direction().dot(rail.tangent(at)) < 0.0
+            };
         let turn = if inside {
             Turn {
                 class: 0,
