@@ -182,7 +182,9 @@ impl World {
     ///    is further off than the rest of the hold and the stopping time; else, for a
     ///    speed-up or start younger than the hold, a bend clear at its speed; else the
     ///    collision-free speed closest to the preferred one (only slower ones during the start
-    ///    transition or a fresh slow-down); else the rail
+    ///    transition or a fresh slow-down; while the collision leaves time for the hold and a
+    ///    stop, no slower speed, stop or bend that a walker behind with a fresh start or
+    ///    speed-up would have to answer); else the rail
     ///    bent through an avoidance point on either side (chapter 22.4), unless the last order
     ///    was a bend under its commitment time and the collision is far enough to wait; else
     ///    a clean stop; else the bend with the least overlap if it is less than the
@@ -191,7 +193,8 @@ impl World {
     /// 6. without one: slow down behind an agent walking the same way within the follow gap
     ///    (after a fresh speed-up, only within the margins and the reaction room);
     ///    else return toward the preferred speed once the reversal hold has passed and an
-    ///    inflated sweep at that speed is clear.
+    ///    inflated sweep at that speed is clear (a faster speed forcing no walker behind to
+    ///    react, a slower one making none take back a fresh start or speed-up).
     pub fn query(&mut self, key: AgentKey) -> Result<Order, WorldError> {
         self.query_with(key, &mut NoDebug)
     }
@@ -1293,9 +1296,9 @@ const PASSAGE_LEAD: f64 = 0.15;
 /// A walker short of a single-lane stretch that an agent coming the other way goes through
 /// first (`passage::passage_turn`): a clean stop that leaves it [`passage::WAIT_RADII`] radii
 /// short of the stretch ([`passage::STREAM_WAIT_RADII`] while two or more come first), once it
-/// is that near. `None` when it goes first, is too near to stop
-/// short, its stop is not clean (the sweep of the stop as played meets someone), or its last
-/// order is a start or speed-up within the reversal hold (a stop would reverse it).
+/// is that near. `None` when it goes first, is too near to stop short, its stop is not clean
+/// (the sweep of the stop as played meets someone), or its last order is a start or speed-up
+/// within the reversal hold (a stop would reverse it).
 fn passage_stop(
     world: &World,
     key: AgentKey,
