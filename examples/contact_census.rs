@@ -8,7 +8,7 @@
 //! `cargo run --release --example contact_census -- fixtures/scenarios/tradeshow-1000.json
 //! [--history S] [--track]`
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::Write;
 
 use sidestep::{AgentKey, AgentState, Order, Scenario, Simulation, StopCause};
@@ -22,10 +22,9 @@ struct Seen {
 }
 
 /// An order in a few words; colliders by their index in the scenario.
-fn describe(order: &Order, index_of: &BTreeMap<AgentKey, usize>) -> String {
+fn describe(order: &Order, sim: &Simulation) -> String {
     let who = |key: &AgentKey| {
-        index_of
-            .get(key)
+        sim.agent_index(*key)
             .map_or(format!("{key:?}"), |i| format!("agent {i}"))
     };
     match order {
@@ -66,12 +65,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args.first().ok_or(usage)?;
     let scenario = Scenario::load(path)?;
     let mut sim = Simulation::new(&scenario)?;
-    let index_of: BTreeMap<AgentKey, usize> = sim
-        .agents()
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.key, i))
-        .collect();
     // Written, not printed: a closed pipe (`| head`) ends the run with an error, not a panic.
     let mut out = std::io::stdout().lock();
     let mut seen = 0;
@@ -124,7 +117,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         out,
                         "      {:8.3} s {}",
                         record.time,
-                        describe(&record.order, &index_of)
+                        describe(&record.order, &sim)
                     )?;
                 }
             }

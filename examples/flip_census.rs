@@ -49,12 +49,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quiet = args.iter().any(|a| a == "--quiet");
     let scenario = Scenario::load(path)?;
     let mut sim = Simulation::new(&scenario)?;
-    let index_of: BTreeMap<_, usize> = sim
-        .agents()
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.key, i))
-        .collect();
     // Written, not printed: a closed pipe (`| head`) ends the run with an error, not a panic.
     let mut out = std::io::stdout().lock();
     // Per kind: flips, and how many followed an order of their collider within the window.
@@ -74,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .agent(key)
                 .ok()
                 .and_then(|a| a.last_collision().copied())
-                .and_then(|c| Some((c.time, *index_of.get(&c.collider)?, c.overlap)));
+                .and_then(|c| Some((c.time, sim.agent_index(c.collider)?, c.overlap)));
             let collider_orders: Vec<&OrderRecord> = match collision {
                 Some((_, j, _)) => sim.log[..k]
                     .iter()

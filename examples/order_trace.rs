@@ -8,7 +8,6 @@
 //! `… -- fixtures/scenarios/arena-200.json 103,120 30 32` (AGENTS: indices separated by commas,
 //! or `all`; FROM, TO in seconds).
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
 use sidestep::{Order, Scenario, Simulation};
@@ -33,12 +32,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let from: f64 = args[2].parse()?;
     let to: f64 = args[3].parse()?;
     let mut sim = Simulation::new(&scenario)?;
-    let index_of: BTreeMap<_, usize> = sim
-        .agents()
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.key, i))
-        .collect();
     // Written, not printed: a closed pipe (`| head`) ends the run with an error, not a panic.
     let mut out = std::io::stdout().lock();
     let mut seen = 0;
@@ -59,12 +52,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .and_then(|a| a.last_collision().copied());
             let answered = match collision {
                 Some(c) => {
-                    let j = index_of.get(&c.collider).copied().unwrap_or(usize::MAX);
-                    let other = &sim.agents()[j];
-                    format!(
-                        "collision in {:.2} s with {j} at ({:.2}, {:.2}), overlap {:.2}",
-                        c.time, other.position.x, other.position.y, c.overlap
-                    )
+                    let at = sim.agent_index(c.collider).map(|j| (j, &sim.agents()[j]));
+                    match at {
+                        Some((j, other)) => format!(
+                            "collision in {:.2} s with {j} at ({:.2}, {:.2}), overlap {:.2}",
+                            c.time, other.position.x, other.position.y, c.overlap
+                        ),
+                        None => format!("collision in {:.2} s, overlap {:.2}", c.time, c.overlap),
+                    }
                 }
                 None => "no collision".into(),
             };

@@ -1,5 +1,7 @@
 //! The built-in host's motion reports are valid: the world never refuses one (a refused report
 //! would stop the agent, and the simulation would measure the host's bug, not the avoidance).
+//! And its agents are found by their world keys (`Simulation::agent_index`, what the census
+//! examples name colliders by).
 
 use sidestep::{Scenario, Simulation};
 
@@ -38,4 +40,26 @@ fn the_host_makes_no_report_the_world_refuses() {
     ] {
         assert_eq!(first_refused_report(name, usize::MAX), None, "{name}");
     }
+}
+
+#[test]
+fn each_agent_is_found_by_its_key_at_its_place_in_the_scenario() {
+    let scenario = Scenario::load("fixtures/scenarios/crossroads-4-way.json").unwrap();
+    let sim = Simulation::new(&scenario).unwrap();
+    for (i, a) in sim.agents().iter().enumerate() {
+        assert_eq!(sim.agent_index(a.key), Some(i));
+    }
+    // A key of another world's agent, from a slot this one never had.
+    let mut other =
+        sidestep::World::new(scenario.level.clone(), sidestep::AvoidanceConfig::default()).unwrap();
+    let mut last = None;
+    let starts = sim.agents().iter().map(|a| a.desc.position);
+    for position in starts.chain(sim.agents()[0].goal) {
+        let desc = sidestep::AgentDesc {
+            position,
+            ..sidestep::AgentDesc::from_radius(0.4)
+        };
+        last = Some(other.add_agent(desc).unwrap());
+    }
+    assert_eq!(sim.agent_index(last.unwrap()), None);
 }

@@ -323,6 +323,12 @@ impl Simulation {
         &self.agents
     }
 
+    /// The scenario index of the agent with world key `key` (its place in
+    /// [`Simulation::agents`]), `None` for a key of no agent of the scenario.
+    pub fn agent_index(&self, key: AgentKey) -> Option<usize> {
+        self.index_of.get(key).copied()
+    }
+
     /// Frames played so far.
     pub fn frame(&self) -> usize {
         self.frame
