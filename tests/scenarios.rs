@@ -80,7 +80,7 @@ const FLIPPING: [&str; 0] = [];
 /// (ratio 2.23, 1.78 since session 31's lanes beside a wall, docs/ALGORITHM.md step 6b); it
 /// left this list in session 32, when planned rails began to keep right in two-way corridors
 /// (1.04; docs/ALGORITHM.md, "Lanes"). `doorway-crowd` (session 12): twenty agents through one
-/// door both ways, 6.9 (3.4 since session 34's turns by side and waits further back from a
+/// door both ways, 6.9 (3.3 since session 34's turns by side and waits further back from a
 /// file). `tradeshow-300` and `tradeshow-300-jittered` left it in session 33, when planned rails
 /// began to keep their left turns wide (1.65 → 1.47 and 1.98 → 1.49; docs/ALGORITHM.md,
 /// "Lanes"); they stayed under 1.5 in session 34 (1.44, 1.48).
@@ -99,7 +99,9 @@ const SLOW: [&str; 5] = [
 /// 1.64. In `narrow-alcove-1m-head-on` (session 27) the one that yields walks 2.5 m back into
 /// a 1 m alcove and waits there for the other to pass: 1.75. Session 32's turns through
 /// single-lane stretches (docs/ALGORITHM.md) took those two out (1.48 and 1.36: the second agent
-/// waits outside, or in the alcove, before the other comes) and doorway-two-way to 1.64.
+/// waits outside, or in the alcove, before the other comes) and doorway-two-way to 1.64
+/// (1.53 at session 34's end: an agent waiting its turn no longer steps aside for one of its
+/// own side waiting on it for the same turn).
 const TAKING_TURNS: [&str; 1] = ["doorway-two-way"];
 
 /// Fixture scenarios too large to play in the test suite (minutes on a slow machine); their

@@ -18,6 +18,7 @@
 //! standing before it, which waited for the other side's best, which waited for the first
 //! (doorway-crowd, 18 s with no one in the door; docs/ROBUSTNESS.md, session 34).
 
+use crate::rail::Rail;
 use crate::world::{plan_of, AgentKey, Narrow, Phase, World};
 
 /// How far short of a single-lane stretch an agent waits, in its radii: room for the agents
@@ -188,13 +189,7 @@ pub(super) fn passage_turn(
             // Coming to it from our end, our way: its turn is our side's (not one in the
             // stretch or too near to stop: the side would keep the door while it streams;
             // followers have their own rule).
-            let same_side = other_rail.position(theirs.s_in).distance(entry) <= width
-                && other_rail.position(theirs.s_out).distance(exit) <= width
-                && other_rail
-                    .tangent(theirs.s_in)
-                    .dot(rail.tangent(narrow.s_in))
-                    > 0.0;
-            if same_side {
+            if same_way_through(rail, narrow, other_rail, *theirs, width) {
                 let follows = follows_through(world, other_key, *theirs, candidates);
                 let turn = turn_of(world, other_key, theirs.s_in - other.motion.s, follows);
                 let speed = other.motion.speed.max(other.desc().preferred_speed);
@@ -237,6 +232,53 @@ pub(super) fn passage_turn(
         after: first.1,
         stream: second.is_some_and(|next| next < side),
     })
+}
+
+/// Whether the stretch `theirs` of `other_rail` is the stretch `narrow` of `rail` passed the same
+/// way: its entry within `width` of the entry, its exit of the exit, and its direction at the
+/// entry within 90° of ours.
+fn same_way_through(
+    rail: &Rail,
+    narrow: Narrow,
+    other_rail: &Rail,
+    theirs: Narrow,
+    width: f64,
+) -> bool {
+    other_rail
+        .position(theirs.s_in)
+        .distance(rail.position(narrow.s_in))
+        <= width
+        && other_rail
+            .position(theirs.s_out)
+            .distance(rail.position(narrow.s_out))
+            <= width
+        && other_rail
+            .tangent(theirs.s_in)
+            .dot(rail.tangent(narrow.s_in))
+            > 0.0
+}
+
+/// Whether `other`'s next single-lane stretch is the stretch `narrow` of `key`'s rail, which it
+/// passes `key`'s way (the width of a stretch: two of `key`'s radii and the margins).
+pub(super) fn waits_for_the_same_turn(
+    world: &World,
+    key: AgentKey,
+    narrow: Narrow,
+    other: AgentKey,
+) -> bool {
+    let (agent, other) = (&world.agents[key], &world.agents[other]);
+    let (Some(rail), Some(other_rail)) = (agent.rail(), other.rail()) else {
+        return false;
+    };
+    let Some(theirs) = other
+        .narrows
+        .as_deref()
+        .and_then(|n| n.iter().find(|n| n.s_in > other.motion.s))
+    else {
+        return false;
+    };
+    let width = 4.0 * agent.desc().radius + 2.0 * world.config().margin;
+    same_way_through(rail, narrow, other_rail, *theirs, width)
 }
 
 /// Whether agent `key`, before the stretch `narrow` of its rail, follows an agent going its way

@@ -1029,7 +1029,7 @@ fn decide_standing(
         // stood among those waiting at its mouth (ten seconds with no one through).
         if world.time >= agent.cannot_yield_until && world.yield_searches < YIELD_SEARCHES_PER_FRAME
         {
-            let ways = held_up_by(world, key, other, candidates);
+            let ways = held_up_by(world, key, other, turn.narrow, candidates);
             if let Some(others) = ways.as_slice() {
                 match world.step_aside_for(key, others, candidates, samples) {
                     Some(aside) => return aside,
@@ -1250,11 +1250,18 @@ impl HeldUp {
     }
 }
 
-/// Whose way agent `key`, waiting for `other` to come through a single-lane stretch, stands
-/// in: `other`'s, when its remaining way passes within both radii and the margins (grown by
-/// the resume inflation) of `key`; then each agent within the sweep's reach waiting on `key`
-/// whose way passes it so, in the grid's order (deterministic).
-fn held_up_by(world: &World, key: AgentKey, other: AgentKey, candidates: &mut Vec<u32>) -> HeldUp {
+/// Whose way agent `key`, waiting for `other` to come through the single-lane stretch `narrow`,
+/// stands in: `other`'s, when its remaining way passes within both radii and the margins (grown
+/// by the resume inflation) of `key`; then each agent within the sweep's reach waiting on `key`
+/// whose way passes it so, in the grid's order (deterministic). Not one waiting on `key` for the
+/// same turn through the same stretch: it waits for that turn anyway, and goes after `key`.
+fn held_up_by(
+    world: &World,
+    key: AgentKey,
+    other: AgentKey,
+    narrow: crate::world::Narrow,
+    candidates: &mut Vec<u32>,
+) -> HeldUp {
     let config = world.config();
     let agent = &world.agents[key];
     let position = agent.position();
@@ -1281,7 +1288,10 @@ fn held_up_by(world: &World, key: AgentKey, other: AgentKey, candidates: &mut Ve
         let waits_on_key = world.agents[waiter]
             .waiting_on
             .is_some_and(|(blocker, _)| blocker == key);
-        if waits_on_key && world.way_passes(key, waiter, position, grow) {
+        if waits_on_key
+            && !passage::waits_for_the_same_turn(world, key, narrow, waiter)
+            && world.way_passes(key, waiter, position, grow)
+        {
             held.push(waiter);
         }
     }
@@ -2832,7 +2842,8 @@ mod minimising_bend_tests {
         // doorway: an agent standing west of the door, waiting for its turn (for `first`, here
         // an agent far off whose way passes nowhere near); an agent come out of the door stands
         // 1.1 m east of it, waiting on it, its way west through it. Also waiting on it, one whose
-        // way passes 1.5 m off, and one whose way passes through it but waits on no one.
+        // way passes 1.5 m off, one whose way passes through it but waits on no one, and one
+        // behind it waiting for the same turn through the door (it goes after it anyway).
         use crate::world::{line_agent, Motion};
         let mut world = World::new(
             crate::level::fixture_level("doorway"),
@@ -2847,15 +2858,18 @@ mod minimising_bend_tests {
         let come_out = add(DVec2::new(8.6, 5.0), DVec2::new(2.0, 5.0));
         let beside = add(DVec2::new(8.6, 3.5), DVec2::new(2.0, 3.5));
         let not_held = add(DVec2::new(7.5, 2.5), DVec2::new(7.5, 8.0));
-        world.agents[come_out].waiting_on = Some((waiting, 0.0));
-        world.agents[beside].waiting_on = Some((waiting, 0.0));
+        let same_turn = add(DVec2::new(6.4, 5.0), DVec2::new(18.0, 6.0));
+        for waiter in [come_out, beside, same_turn] {
+            world.agents[waiter].waiting_on = Some((waiting, 0.0));
+        }
         world.begin_frame(1.0 / 30.0);
         world.ensure_grid();
+        let narrow = world.agents[waiting].narrows.as_deref().unwrap()[0];
         let mut candidates = Vec::new();
-        let held = held_up_by(&world, waiting, first, &mut candidates);
+        let held = held_up_by(&world, waiting, first, narrow, &mut candidates);
         assert_eq!(held.as_slice(), Some(&[come_out][..]));
         // The agent it waits for first, when its way passes it too.
-        let held = held_up_by(&world, waiting, not_held, &mut candidates);
+        let held = held_up_by(&world, waiting, not_held, narrow, &mut candidates);
         assert_eq!(held.as_slice(), Some(&[not_held, come_out][..]));
         // And the order: a step aside to a spot off both ways.
         let mut samples = Vec::new();
