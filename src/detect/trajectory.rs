@@ -67,6 +67,20 @@ impl MotionPlan {
         self.s + self.transition_distance() + self.speed * (t - self.transition_time)
     }
 
+    /// Speed `t` seconds from now, m/s: 0 while still, the transition's even change, then
+    /// `speed` (at the end of the rail too: the plan does not know where that is).
+    pub fn speed_at(&self, t: f64) -> f64 {
+        let t = t.max(0.0);
+        if t <= self.still {
+            return 0.0;
+        }
+        let t = t - self.still;
+        if t <= self.transition_time {
+            return (self.transition_speed + self.transition_acceleration * t).max(0.0);
+        }
+        self.speed
+    }
+
     /// Distance covered `t` seconds into the transition part (`0 ≤ t ≤ transition_time`),
     /// metres.
     #[inline]
@@ -230,6 +244,37 @@ mod tests {
         assert!((p.s_at(1.0) - 1.25).abs() < 1e-12);
         assert!((p.s_at(1.5) - 1.5).abs() < 1e-12);
         assert!((p.s_at(2.5) - 3.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_speed_is_the_derivative_of_the_arclength() {
+        // A stop from 1.4 m/s over 0.5 s after 0.1 s still (a = -2.8 m/s²), then standing;
+        // and a start that ends at 1 m/s. The speed matches the arclength's slope (central
+        // differences, exact for the quadratic parts away from the joints).
+        let stop = MotionPlan {
+            s: 2.0,
+            still: 0.1,
+            transition_time: 0.5,
+            transition_speed: 1.4,
+            transition_acceleration: -2.8,
+            speed: 0.0,
+        };
+        let start = MotionPlan {
+            s: 0.0,
+            still: 0.2,
+            transition_time: 0.4,
+            transition_speed: 0.0,
+            transition_acceleration: 2.5,
+            speed: 1.0,
+        };
+        for p in [stop, start] {
+            assert_eq!(p.speed_at(0.05), 0.0);
+            for t in [0.15, 0.3, 0.45, 0.55, 0.8, 1.5] {
+                let h = 1e-6;
+                let slope = (p.s_at(t + h) - p.s_at(t - h)) / (2.0 * h);
+                assert!((p.speed_at(t) - slope).abs() < 1e-6, "{p:?} at {t}");
+            }
+        }
     }
 
     #[test]

@@ -1528,7 +1528,62 @@ fn reverses_fresh_walker(
             || other.last_speed_step == Some(SpeedStep::Faster);
         sped_up
             && world.time - other.last_order_time < config.reversal_hold
-            && meets_only_moved(world, key, rail, plan, other, samples)
+            && (meets_only_moved(world, key, rail, plan, other, samples)
+                || room_closes(world, key, rail, plan, other, samples))
+    })
+}
+
+/// Whether `key` moving by `plan` on `rail` would leave `other`, a walker behind it with the
+/// longer stop, too little room to stop within the reversal hold, where its present motion
+/// leaves it enough: half the hold and the whole hold from now, `other` going on by its plan
+/// and then stopping (as played) meets `key` gone on by `plan` and then stopping, the discs
+/// touching, but not `key` gone on as it is. `other`'s room-to-stop rule ([`room_to_stop`])
+/// would slow it then.
+fn room_closes(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    plan: MotionPlan,
+    other: &crate::world::Agent,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let agent = &world.agents[key];
+    let desc = agent.desc();
+    let (Some(other_rail), other_desc) = (other.rail(), other.desc()) else {
+        return false;
+    };
+    if other.motion.phase != Phase::Moving {
+        return false;
+    }
+    let Some(own_rail) = agent.rail() else {
+        return false;
+    };
+    let touching = desc.radius + other_desc.radius;
+    let hold = world.config().reversal_hold;
+    let meets_at = |delay: f64, rail: &Rail, plan: MotionPlan, samples: &mut Vec<SweepSample>| {
+        let other_s = other.plan.s_at(delay);
+        let other_stop =
+            crate::world::stop_plan_even(other_desc, other_s, other.plan.speed_at(delay));
+        let s = plan.s_at(delay);
+        let own_stop = crate::world::stop_plan_even(desc, s, plan.speed_at(delay));
+        if own_stop.transition_distance() >= other_stop.transition_distance() {
+            return false;
+        }
+        let (position, other_position) = (rail.position(s), other_rail.position(other_s));
+        if beyond(
+            other_position - position,
+            other_stop.transition_distance() + own_stop.transition_distance() + touching,
+        ) {
+            return false;
+        }
+        let duration = own_stop.transition_time.max(other_stop.transition_time);
+        let mut trajectory = Trajectory::on_rail_at(other_rail, other_stop, other_position);
+        sample_agent(&mut trajectory, other_desc.radius, duration, samples);
+        let mut moved = Trajectory::on_rail_at(rail, own_stop, position);
+        sweep_pair(samples, &mut moved, touching, f64::INFINITY).is_some()
+    };
+    [0.5 * hold, hold].into_iter().any(|delay| {
+        meets_at(delay, rail, plan, samples) && !meets_at(delay, own_rail, agent.plan, samples)
     })
 }
 
@@ -2835,6 +2890,49 @@ mod minimising_bend_tests {
         );
         let one = order(false);
         assert!(!matches!(one, Order::Stop { .. }), "{one:?}");
+    }
+
+    #[test]
+    fn a_slower_speed_closes_the_room_to_stop_of_a_faster_walker_behind() {
+        // Open field: a walker going east at 1.4 m/s; another 2.5 m behind and 0.5 m to the
+        // side, at 2.6 m/s on a rail that converges on the first one's line. Were the first to
+        // slow to 0.8 m/s, the second's stop (1.35 m) would meet its stop within the reversal
+        // hold, and the second's room-to-stop rule would slow it; at 1.4 m/s it does not.
+        use crate::world::{line_agent, Motion};
+        let closes = |behind_by: f64| {
+            let mut world = World::new(
+                super::tests::open_field(),
+                crate::AvoidanceConfig::default(),
+            )
+            .unwrap();
+            let speeds = [0.8, 1.4, 2.6];
+            let ahead = line_agent(
+                &mut world,
+                DVec2::new(14.0, 15.0),
+                DVec2::new(30.0, 15.0),
+                &speeds,
+                Motion::moving(0.0, 1.4),
+            );
+            let behind = line_agent(
+                &mut world,
+                DVec2::new(14.0 - behind_by, 14.5),
+                DVec2::new(17.0, 15.0),
+                &speeds,
+                Motion::moving(0.0, 2.6),
+            );
+            world.begin_frame(1.0 / 30.0);
+            world.ensure_grid();
+            let rail = world.agents[ahead].rail_shared().unwrap().clone();
+            let mut samples = Vec::new();
+            let other = &world.agents[behind];
+            [0.8, 1.4].map(|speed| {
+                let plan = MotionPlan::cruising(0.0, speed);
+                room_closes(&world, ahead, &rail, plan, other, &mut samples)
+            })
+        };
+        assert_eq!(closes(2.5), [true, false]);
+        // Far enough behind, the slower speed leaves it room too.
+        assert_eq!(closes(6.0), [false, false]);
     }
 
     #[test]
