@@ -229,6 +229,16 @@ impl<'a> Trajectory<'a> {
 mod tests {
     use super::*;
 
+    /// A start from rest: 0.2 m in 0.4 s (a = 2.5 m/s²) after 0.2 s turning, then 1 m/s.
+    const START: MotionPlan = MotionPlan {
+        s: 0.0,
+        still: 0.2,
+        transition_time: 0.4,
+        transition_speed: 0.0,
+        transition_acceleration: 2.5,
+        speed: 1.0,
+    };
+
     #[test]
     fn plan_parts_chain_continuously() {
         let p = MotionPlan {
@@ -259,14 +269,7 @@ mod tests {
             transition_acceleration: -2.8,
             speed: 0.0,
         };
-        let start = MotionPlan {
-            s: 0.0,
-            still: 0.2,
-            transition_time: 0.4,
-            transition_speed: 0.0,
-            transition_acceleration: 2.5,
-            speed: 1.0,
-        };
+        let start = START;
         for p in [stop, start] {
             assert_eq!(p.speed_at(0.05), 0.0);
             for t in [0.15, 0.3, 0.45, 0.55, 0.8, 1.5] {
@@ -279,15 +282,7 @@ mod tests {
 
     #[test]
     fn a_transition_accelerates_evenly_and_its_time_to_a_distance_inverts_it() {
-        // A start from rest: 0.2 m in 0.4 s (a = 2.5 m/s²) after 0.2 s turning, then 1 m/s.
-        let start = MotionPlan {
-            s: 0.0,
-            still: 0.2,
-            transition_time: 0.4,
-            transition_speed: 0.0,
-            transition_acceleration: 2.5,
-            speed: 1.0,
-        };
+        let start = START;
         assert_eq!(start.s_at(0.2), 0.0);
         assert!(
             (start.s_at(0.4) - 0.05).abs() < 1e-12,

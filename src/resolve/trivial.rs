@@ -2417,6 +2417,11 @@ fn avoid_direction(direction: DVec2, to_collider: DVec2, collider_velocity: DVec
 mod tests {
     use super::*;
 
+    /// A world on open-field with the default settings.
+    pub(super) fn open_field_world() -> World {
+        World::new(open_field(), crate::AvoidanceConfig::default()).unwrap()
+    }
+
     /// Open-field, for the random crowds below.
     pub(super) fn open_field() -> Arc<crate::level::Level> {
         let path = concat!(
@@ -2761,11 +2766,7 @@ mod minimising_bend_tests {
         // walker slows; with it 0.2 s old, the walker keeps going and decides again next frame.
         use crate::world::{line_agent, Motion};
         let order = |age: f64| {
-            let mut world = World::new(
-                super::tests::open_field(),
-                crate::AvoidanceConfig::default(),
-            )
-            .unwrap();
+            let mut world = super::tests::open_field_world();
             let speeds = [0.8, 1.4];
             let east = DVec2::new(25.0, 15.0);
             let moving = Motion::moving(0.0, 1.4);
@@ -2806,11 +2807,7 @@ mod minimising_bend_tests {
         // other; the walker's sweep along its turn meets the start. The agent waits on it
         // (until session 34 it started, and the walker had to slow or stop for it).
         use crate::world::{line_agent, Motion};
-        let mut world = World::new(
-            super::tests::open_field(),
-            crate::AvoidanceConfig::default(),
-        )
-        .unwrap();
+        let mut world = super::tests::open_field_world();
         let speeds = [0.8, 1.4];
         let standing = line_agent(
             &mut world,
@@ -2900,11 +2897,7 @@ mod minimising_bend_tests {
         // hold, and the second's room-to-stop rule would slow it; at 1.4 m/s it does not.
         use crate::world::{line_agent, Motion};
         let closes = |behind_by: f64| {
-            let mut world = World::new(
-                super::tests::open_field(),
-                crate::AvoidanceConfig::default(),
-            )
-            .unwrap();
+            let mut world = super::tests::open_field_world();
             let speeds = [0.8, 1.4, 2.6];
             let ahead = line_agent(
                 &mut world,
