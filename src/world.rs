@@ -222,6 +222,14 @@ impl Agent {
     pub fn yielding_to_goal(&self) -> Option<DVec2> {
         self.resume_goal
     }
+    /// The next single-lane stretch of its rail, ahead of where it is.
+    pub(crate) fn next_narrow(&self) -> Option<Narrow> {
+        self.narrows
+            .as_deref()?
+            .iter()
+            .find(|n| n.s_in > self.motion.s)
+            .copied()
+    }
     /// Whether it has a rail with distance left to travel.
     pub fn wants_to_move(&self) -> bool {
         match &self.rail {

@@ -20,6 +20,7 @@
 
 use crate::rail::Rail;
 use crate::world::{plan_of, AgentKey, Narrow, Phase, World};
+use glam::DVec2;
 
 /// How far short of a single-lane stretch an agent waits, in its radii: room for the agents
 /// coming out to pass beside it where the way widens (at 2.5 radii, the agents waiting at a
@@ -63,8 +64,8 @@ struct Turn {
 /// their goals, and a crowd waiting at its mouth stands in their ways (each steps aside, and
 /// back, for each one). Random crowds of 20 at doorway, mesh-rooms and long-corridor (3
 /// jittered runs of 24 files each) arrived 843 of 2,160 times waiting at 5 radii, 952 at 8,
-/// 996 at 10, 1,013 at 12; doorway-crowd's travel time ratio over 24 jittered runs went 5.47
-/// → 4.00 at 10 (docs/ROBUSTNESS.md, session 34). Against one agent coming, [`WAIT_RADII`]:
+/// 996 at 10, 1,013 at 12 (builds with this constant changed); doorway-crowd's travel time
+/// ratio over 24 jittered runs went 5.47 → 4.00 at 10 (docs/ROBUSTNESS.md, session 34). Against one agent coming, [`WAIT_RADII`]:
 /// the wait is the nearer, and long-corridor-head-on's second agent walks less.
 pub(super) const STREAM_WAIT_RADII: f64 = 10.0;
 
@@ -105,13 +106,13 @@ pub(super) fn passage_turn(
     let rail = agent.rail()?;
     let s = agent.motion.s;
     let radius = agent.desc().radius;
-    let narrow = *agent.narrows.as_deref()?.iter().find(|n| n.s_in > s)?;
+    let narrow = agent.next_narrow()?;
     if narrow.s_in - s > look {
         return None;
     }
     let config = world.config();
-    let entry = rail.position(narrow.s_in);
-    let exit = rail.position(narrow.s_out);
+    let ours = StretchEnds::of(rail, narrow);
+    let (entry, exit) = (ours.entry, ours.exit);
     // Anyone in the stretch or coming to it from either end within the claim time (at its
     // speed, or its preferred speed if slower or standing).
     let reach = 0.5 * (narrow.s_out - narrow.s_in)
@@ -179,18 +180,14 @@ pub(super) fn passage_turn(
         } else {
             // Coming to the same stretch from its far end: its next stretch runs from near our
             // exit to near our entry.
-            let Some(theirs) = other
-                .narrows
-                .as_deref()
-                .and_then(|n| n.iter().find(|n| n.s_in > other.motion.s))
-            else {
+            let Some(theirs) = other.next_narrow() else {
                 continue;
             };
             // Coming to it from our end, our way: its turn is our side's (not one in the
             // stretch or too near to stop: the side would keep the door while it streams;
             // followers have their own rule).
-            if same_way_through(rail, narrow, other_rail, *theirs, width) {
-                let follows = follows_through(world, other_key, *theirs, candidates);
+            if ours.passed_the_same_way(other_rail, theirs, width) {
+                let follows = follows_through(world, other_key, theirs, candidates);
                 let turn = turn_of(world, other_key, theirs.s_in - other.motion.s, follows);
                 let speed = other.motion.speed.max(other.desc().preferred_speed);
                 if turn.class == 1
@@ -210,7 +207,7 @@ pub(super) fn passage_turn(
             {
                 continue;
             }
-            let follows = follows_through(world, other_key, *theirs, candidates);
+            let follows = follows_through(world, other_key, theirs, candidates);
             let turn = turn_of(world, other_key, theirs.s_in - other.motion.s, follows);
             let speed = other.motion.speed.max(other.desc().preferred_speed);
             if turn.class == 1 && (theirs.s_in - other.motion.s) > speed * CLAIM_TIME {
@@ -234,28 +231,31 @@ pub(super) fn passage_turn(
     })
 }
 
-/// Whether the stretch `theirs` of `other_rail` is the stretch `narrow` of `rail` passed the same
-/// way: its entry within `width` of the entry, its exit of the exit, and its direction at the
-/// entry within 90° of ours.
-fn same_way_through(
-    rail: &Rail,
-    narrow: Narrow,
-    other_rail: &Rail,
-    theirs: Narrow,
-    width: f64,
-) -> bool {
-    other_rail
-        .position(theirs.s_in)
-        .distance(rail.position(narrow.s_in))
-        <= width
-        && other_rail
-            .position(theirs.s_out)
-            .distance(rail.position(narrow.s_out))
-            <= width
-        && other_rail
-            .tangent(theirs.s_in)
-            .dot(rail.tangent(narrow.s_in))
-            > 0.0
+/// A stretch's ends on a rail, and the rail's direction at its entry.
+#[derive(Clone, Copy, Debug)]
+struct StretchEnds {
+    entry: DVec2,
+    exit: DVec2,
+    direction: DVec2,
+}
+
+impl StretchEnds {
+    fn of(rail: &Rail, narrow: Narrow) -> StretchEnds {
+        StretchEnds {
+            entry: rail.position(narrow.s_in),
+            exit: rail.position(narrow.s_out),
+            direction: rail.tangent(narrow.s_in),
+        }
+    }
+
+    /// Whether the stretch `theirs` of `other_rail` is this one passed the same way: its entry
+    /// within `width` of the entry, its exit of the exit, and its direction at the entry
+    /// within 90° of ours.
+    fn passed_the_same_way(&self, other_rail: &Rail, theirs: Narrow, width: f64) -> bool {
+        other_rail.position(theirs.s_in).distance(self.entry) <= width
+            && other_rail.position(theirs.s_out).distance(self.exit) <= width
+            && other_rail.tangent(theirs.s_in).dot(self.direction) > 0.0
+    }
 }
 
 /// Whether `other`'s next single-lane stretch is the stretch `narrow` of `key`'s rail, which it
@@ -270,15 +270,11 @@ pub(super) fn waits_for_the_same_turn(
     let (Some(rail), Some(other_rail)) = (agent.rail(), other.rail()) else {
         return false;
     };
-    let Some(theirs) = other
-        .narrows
-        .as_deref()
-        .and_then(|n| n.iter().find(|n| n.s_in > other.motion.s))
-    else {
+    let Some(theirs) = other.next_narrow() else {
         return false;
     };
     let width = 4.0 * agent.desc().radius + 2.0 * world.config().margin;
-    same_way_through(rail, narrow, other_rail, *theirs, width)
+    StretchEnds::of(rail, narrow).passed_the_same_way(other_rail, theirs, width)
 }
 
 /// Whether agent `key`, before the stretch `narrow` of its rail, follows an agent going its way
