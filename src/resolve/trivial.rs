@@ -729,8 +729,18 @@ fn decide(
         // Nor does a fresh slow-down turn into a faster speed out of the next collision: it
         // stops or bends instead.
         let no_faster = starting || fresh(SpeedStep::Slower);
+        // No speed answers an agent that stands with nowhere to go: every speed meets it, a
+        // slower one only beyond its shorter sweep. The walker slowed, closed in, and then
+        // stopped or bent after all: arena-200's walkers took 910 speed changes, a third of
+        // them for such agents (docs/ALGORITHM.md, "Trivial resolution", rule 2).
+        let stands_for_good = {
+            let collider = &world.agents[collision.collider];
+            !collider.wants_to_move() && !collider.plan.moves()
+        };
         for speed in speeds_by_preference(desc, |v| {
-            (v - motion.speed).abs() > SPEED_TOLERANCE && !(no_faster && v > motion.speed)
+            (v - motion.speed).abs() > SPEED_TOLERANCE
+                && !(no_faster && v > motion.speed)
+                && !stands_for_good
         }) {
             // A faster speed needs the resume check's room (`resume_inflation`): one that
             // only just cleared the collider could meet it a frame later, and the stop from
@@ -746,9 +756,13 @@ fn decide(
             // frame later (a leader that slowed and then stopped had a follower, 0.19 m
             // behind at 1.4 m/s, slide into it: its stop from 0.8 m/s is 0.23 m shorter).
             // Nor, while the collision can wait a frame, one that would make a walker behind
-            // take back a fresh start or speed-up (`reverses_fresh_walker`).
+            // take back a fresh start or speed-up (`reverses_fresh_walker`). A faster speed
+            // must leave room to stop behind the walkers ahead, or the room-to-stop rule takes
+            // it back at the next query (`room_to_stop_at`).
             let slower = speed < motion.speed;
             if sweep(plan_at(speed), inflation, candidates, samples).is_none()
+                && !(speed > motion.speed
+                    && room_to_stop_at(world, key, rail, speed, candidates, samples).is_some())
                 && !(slower
                     && slowing_traps_walker(
                         world,
@@ -960,7 +974,10 @@ fn decide(
                 forces_reaction_behind(world, key, rail, plan_at(speed), candidates, samples)
                     .is_none()
             };
-            if detect(world, &check, candidates, samples).is_none() && clear_behind {
+            // Nor one that the room-to-stop rule would take back at the next query.
+            let keeps_room = !(speed > motion.speed
+                && room_to_stop_at(world, key, rail, speed, candidates, samples).is_some());
+            if detect(world, &check, candidates, samples).is_none() && clear_behind && keeps_room {
                 let mut decision = Decision::new(Order::ChangeSpeed { speed });
                 decision.resumes = speed > motion.speed;
                 return decision;
@@ -1792,8 +1809,27 @@ fn room_to_stop(
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
 ) -> Option<f64> {
+    let speed = world.agents[key].motion.speed;
+    room_to_stop_at(world, key, rail, speed, candidates, samples)
+}
+
+/// [`room_to_stop`] as it would answer were the moving agent `key` walking at `speed` (m/s)
+/// where it is: a faster speed that it would answer with a slower one at the next query is
+/// not taken (a speed-up to 2.6 m/s slowed 0.03-0.4 s later by this rule was the flip left in
+/// tradeshow-300's jittered runs; docs/ROBUSTNESS.md, sessions 34 and 35).
+fn room_to_stop_at(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    speed: f64,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> Option<f64> {
     let agent = &world.agents[key];
-    let motion = agent.motion;
+    let motion = Motion {
+        speed,
+        ..agent.motion
+    };
     if motion.phase != Phase::Moving {
         return None;
     }
@@ -2926,6 +2962,90 @@ mod minimising_bend_tests {
         assert_eq!(closes(2.5), [true, false]);
         // Far enough behind, the slower speed leaves it room too.
         assert_eq!(closes(6.0), [false, false]);
+    }
+
+    #[test]
+    fn a_walker_bends_round_an_agent_with_nowhere_to_go_rather_than_slow_for_it() {
+        // Open field: a walker going north at 1.4 m/s, and an agent with no rail (nowhere to
+        // go) 3 m ahead and 0.3 m east of its line. The sweep at 1.4 m/s meets it 1.5 s
+        // ahead; the sweep at 0.8 m/s reaches only 1.7 m and is clear, but the agent still
+        // stands on the way. Until session 35 the walker slowed to 0.8 m/s; now it bends.
+        use crate::world::{line_agent, Motion};
+        let mut world = super::tests::open_field_world();
+        let speeds = [0.8, 1.4];
+        let walker = line_agent(
+            &mut world,
+            DVec2::new(10.0, 15.0),
+            DVec2::new(10.0, 30.0),
+            &speeds,
+            Motion::moving(0.0, 1.4),
+        );
+        let arrived = world
+            .add_agent(crate::AgentDesc {
+                position: DVec2::new(10.3, 18.0),
+                ..crate::AgentDesc::with_speeds(0.4, &speeds, 1.4)
+            })
+            .unwrap();
+        world.begin_frame(1.0 / 30.0);
+        let order = world.query(walker).unwrap();
+        assert_eq!(
+            world.agents[walker].collision.map(|c| c.collider),
+            Some(arrived)
+        );
+        assert!(
+            matches!(
+                order,
+                Order::Reroute {
+                    reroute: Reroute {
+                        reason: RerouteReason::Avoid,
+                        ..
+                    },
+                    ..
+                }
+            ),
+            "{order:?}"
+        );
+    }
+
+    #[test]
+    fn a_faster_speed_must_leave_room_to_stop_behind_a_slower_walker() {
+        // Open field: a walker at 1.4 m/s 1.5 m (centres) behind one at 0.8 m/s, both going
+        // north. Its stop from 1.4 m/s (0.39 m) keeps clear of the leader's stop; from
+        // 2.6 m/s (1.35 m) it would not, so that speed is not one to take for a collision
+        // (the room-to-stop rule would take it back at the next query).
+        use crate::world::{line_agent, Motion};
+        let mut world = super::tests::open_field_world();
+        let speeds = [0.8, 1.4, 2.6];
+        let follower = line_agent(
+            &mut world,
+            DVec2::new(10.0, 15.0),
+            DVec2::new(10.0, 30.0),
+            &speeds,
+            Motion::moving(0.0, 1.4),
+        );
+        line_agent(
+            &mut world,
+            DVec2::new(10.0, 16.5),
+            DVec2::new(10.0, 30.0),
+            &speeds,
+            Motion::moving(0.0, 0.8),
+        );
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        let rail = world.agents[follower].rail_shared().unwrap().clone();
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let mut at = |speed: f64| {
+            room_to_stop_at(
+                &world,
+                follower,
+                &rail,
+                speed,
+                &mut candidates,
+                &mut samples,
+            )
+        };
+        assert_eq!(at(1.4), None);
+        assert_eq!(at(2.6), Some(1.4));
     }
 
     #[test]
