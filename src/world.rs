@@ -237,6 +237,12 @@ impl Agent {
             None => false,
         }
     }
+
+    /// Whether it stands with nowhere to go (no rail left to travel, not moving): no speed of
+    /// another agent gets past it, only a way around it.
+    pub(crate) fn stands_for_good(&self) -> bool {
+        !self.wants_to_move() && !self.plan.moves()
+    }
 }
 
 /// The avoidance world: a level, its agents, and the per-frame queries.

@@ -691,8 +691,9 @@ impl World {
 
     /// The sweep on a bent rail, as in detection: the bend is accepted when it is clear at the
     /// current speed, or at another of the agent's speeds (the next query will order it) when
-    /// the collision at the current speed is further off than the stopping time; the sweep
-    /// applies `hysteresis` (a standing agent's start check).
+    /// the collision at the current speed is further off than the stopping time and not with
+    /// an agent standing with nowhere to go; the sweep applies `hysteresis` (a standing
+    /// agent's start check).
     #[allow(clippy::too_many_arguments)]
     fn sweep_bend(
         &self,
@@ -722,6 +723,13 @@ impl World {
             // taken for a slower speed; the walker it turned toward stopped in the same frame,
             // and both slid into each other, 22.9 %; fixture `tradeshow-300-jittered`).
             Some(hit) if hit.time <= desc.gait(plan.speed).stop_time => {
+                (hit.overlap, hit.time, false)
+            }
+            // Nor is any speed an answer to an agent with nowhere to go: a slower one only
+            // meets it beyond its shorter sweep (a walker bent round one agent at its goal
+            // toward another, "for a slower speed", and met it 1.2 s later with no clean stop
+            // left: arena-200, docs/ROBUSTNESS.md, session 35).
+            Some(hit) if self.agents[hit.collider].stands_for_good() => {
                 (hit.overlap, hit.time, false)
             }
             Some(hit) => {
@@ -1322,6 +1330,62 @@ mod tests {
             .map(|b| (b.rail, b.bent_length))
             .unwrap();
         assert!(stays_on_mesh(mesh, &bent, length, 0.4));
+    }
+
+    #[test]
+    fn a_bend_meeting_an_agent_with_nowhere_to_go_is_not_accepted_for_another_speed() {
+        // Open field: a walker going north at 1.4 m/s on a rail (taken as the bend) that
+        // passes 0.3 m beside an agent 3 m ahead. Its sweep meets the agent 1.5 s ahead; at
+        // 0.8 m/s the sweep reaches 1.7 m and is clear. Against an agent that wants to go the
+        // bend is accepted (the next query slows, and the agent may start); against one with
+        // nowhere to go it is not: it will be there at any speed.
+        use crate::world::{line_agent, AgentDesc, Motion};
+        let accepted = |wants_to_go: bool| {
+            let level = Arc::new(crate::level::fixture_level("open-field"));
+            let mut world = World::new(level, crate::AvoidanceConfig::default()).unwrap();
+            let speeds = [0.8, 1.4];
+            let from = DVec2::new(10.0, 15.0);
+            let walker = line_agent(
+                &mut world,
+                from,
+                DVec2::new(10.0, 30.0),
+                &speeds,
+                Motion::moving(0.0, 1.4),
+            );
+            let at = DVec2::new(10.3, 18.0);
+            if wants_to_go {
+                line_agent(
+                    &mut world,
+                    at,
+                    DVec2::new(20.0, 18.0),
+                    &speeds,
+                    Motion::standing(0.0),
+                );
+            } else {
+                let desc = AgentDesc {
+                    position: at,
+                    ..AgentDesc::with_speeds(0.4, &speeds, 1.4)
+                };
+                world.add_agent(desc).unwrap();
+            }
+            world.ensure_grid();
+            let rail = world.agents[walker].rail().unwrap().clone();
+            let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+            let bend = world.sweep_bend(
+                walker,
+                rail,
+                MotionPlan::cruising(0.0, 1.4),
+                Hysteresis::NONE,
+                from,
+                Side::Left,
+                &mut candidates,
+                &mut samples,
+            );
+            assert!(bend.collision_time > 1.0 && bend.collision_time < 2.0);
+            bend.accepted
+        };
+        assert!(accepted(true));
+        assert!(!accepted(false));
     }
 
     /// An agent standing on the line y = 0.9 of a 2.4 m corridor, wanting to go east, and a

@@ -733,10 +733,7 @@ fn decide(
         // slower one only beyond its shorter sweep. The walker slowed, closed in, and then
         // stopped or bent after all: arena-200's walkers took 910 speed changes, a third of
         // them for such agents (docs/ALGORITHM.md, "Trivial resolution", rule 2).
-        let stands_for_good = {
-            let collider = &world.agents[collision.collider];
-            !collider.wants_to_move() && !collider.plan.moves()
-        };
+        let stands_for_good = world.agents[collision.collider].stands_for_good();
         for speed in speeds_by_preference(desc, |v| {
             (v - motion.speed).abs() > SPEED_TOLERANCE
                 && !(no_faster && v > motion.speed)
