@@ -258,6 +258,35 @@ impl StretchEnds {
     }
 }
 
+/// Whether `other` stands before a single-lane stretch that `key` has entered (it is in it or
+/// has come out of it) from the other end: it waits for `key`'s side to come through, and will
+/// not start while `key` comes.
+pub(super) fn waits_for_our_side(world: &World, key: AgentKey, other: AgentKey) -> bool {
+    let (agent, other) = (&world.agents[key], &world.agents[other]);
+    if other.plan.moves() || !other.wants_to_move() {
+        return false;
+    }
+    let (Some(rail), Some(other_rail), Some(ours)) =
+        (agent.rail(), other.rail(), agent.narrows.as_deref())
+    else {
+        return false;
+    };
+    let Some(theirs) = other.next_narrow() else {
+        return false;
+    };
+    let desc = agent.desc();
+    let width = 4.0 * desc.radius + 2.0 * world.config().margin;
+    let s = agent.motion.s;
+    // In it, or too near its entry to stop short of it.
+    let committed = s + desc.stop_distance(agent.motion.speed) + desc.radius;
+    ours.iter().filter(|n| n.s_in <= committed).any(|&n| {
+        let ends = StretchEnds::of(rail, n);
+        other_rail.position(theirs.s_in).distance(ends.exit) <= width
+            && other_rail.position(theirs.s_out).distance(ends.entry) <= width
+            && other_rail.tangent(theirs.s_in).dot(ends.direction) < 0.0
+    })
+}
+
 /// Whether `other`'s next single-lane stretch is the stretch `narrow` of `key`'s rail, which it
 /// passes `key`'s way (the width of a stretch: two of `key`'s radii and the margins).
 pub(super) fn waits_for_the_same_turn(

@@ -729,11 +729,18 @@ fn decide(
         // Nor does a fresh slow-down turn into a faster speed out of the next collision: it
         // stops or bends instead.
         let no_faster = starting || fresh(SpeedStep::Slower);
-        // No speed answers an agent that stands with nowhere to go: every speed meets it, a
-        // slower one only beyond its shorter sweep. The walker slowed, closed in, and then
-        // stopped or bent after all: arena-200's walkers took 910 speed changes, a third of
-        // them for such agents (docs/ALGORITHM.md, "Trivial resolution", rule 2).
-        let stands_for_good = world.agents[collision.collider].stands_for_good();
+        // No speed answers an agent that stands with nowhere to go, and waiting does not
+        // help either (a bend comes first): every speed meets it, a slower one only beyond its
+        // shorter sweep. The walker slowed, closed in, and then stopped or bent after all:
+        // arena-200's walkers took 910 speed changes, a third of them for such agents
+        // (docs/ALGORITHM.md, "Trivial resolution", step 1).
+        // Nor one standing before the far end of a single-lane stretch this agent is in (or
+        // too near to stop short of), waiting for this side to come through: it will not
+        // start while this agent comes. Slowed for it, a walker coming out of doorway-two-
+        // way's door walked 3 s at 0.8 m/s, its side's file behind it, while the other side
+        // waited (`passage::waits_for_our_side`; docs/ROBUSTNESS.md, session 35).
+        let stands_for_good = world.agents[collision.collider].stands_for_good()
+            || passage::waits_for_our_side(world, key, collision.collider);
         for speed in speeds_by_preference(desc, |v| {
             (v - motion.speed).abs() > SPEED_TOLERANCE
                 && !(no_faster && v > motion.speed)
@@ -794,7 +801,9 @@ fn decide(
         // a 1.8 m corridor (13° off at the contact) both stopped, each in the middle of the
         // other's way, for good (docs/ALGORITHM.md, "Trivial resolution", rule 2). Not against
         // agents standing to go on: walkers bent round those waiting at a door's mouth, and
-        // the door jammed (jittered doorway-crowd lost 23 of 240 arrivals).
+        // the door jammed (jittered doorway-crowd lost 23 of 240 arrivals). Except those that
+        // wait for this agent's side to come through the stretch it is in (`stands_for_good`
+        // above): they will not go on before it has passed.
         let collider = &world.agents[collision.collider];
         let coming_at_us = collider.direction().dot(agent.direction()) < 0.0
             && (collision.head_on
@@ -807,7 +816,9 @@ fn decide(
                     let spot = rail.position(stop.s_at(stop.still + stop.transition_time));
                     runs_through(collider, spot, desc.radius + collider.desc().radius)
                 });
-        let waiting_helps = (collider.plan.moves() || collider.wants_to_move()) && !coming_at_us;
+        let waiting_helps = (collider.plan.moves() || collider.wants_to_move())
+            && !coming_at_us
+            && !stands_for_good;
         // Circling around agents with nowhere to go: a path around all of them (the search
         // counts against the frame's budget whatever it finds).
         let searched_detour = !collider.wants_to_move()
@@ -2866,6 +2877,65 @@ mod minimising_bend_tests {
             world.agents[standing].waiting_on.map(|(k, _)| k),
             Some(walker)
         );
+    }
+
+    #[test]
+    fn a_walker_in_a_door_bends_round_an_agent_waiting_for_its_side_rather_than_slow() {
+        // doorway: a walker going west at 1.4 m/s, just short of the door (too near to stop
+        // short of it), and an agent standing 3.3 m ahead, 0.3 m off its line, wanting to go
+        // east through the same door: it waits for the walker's side to come through. The
+        // sweep at 0.8 m/s reaches 1.7 m and is clear; slowing would only put the collision
+        // off. The walker bends. An agent standing there with its way elsewhere (not through
+        // the door) may start and clear the way: for it the walker still slows.
+        use crate::world::{line_agent, Motion};
+        let order = |through_the_door: bool| {
+            let mut world = World::new(
+                crate::level::fixture_level("doorway"),
+                crate::AvoidanceConfig::default(),
+            )
+            .unwrap();
+            let speeds = [0.8, 1.4];
+            let walker = line_agent(
+                &mut world,
+                DVec2::new(12.0, 5.0),
+                DVec2::new(2.0, 5.0),
+                &speeds,
+                Motion::moving(1.3, 1.4),
+            );
+            let at = DVec2::new(7.4, 5.3);
+            let goal = if through_the_door {
+                DVec2::new(18.0, 5.3)
+            } else {
+                DVec2::new(7.4, 9.0)
+            };
+            let standing = line_agent(&mut world, at, goal, &speeds, Motion::standing(0.0));
+            assert_eq!(
+                passage::waits_for_our_side(&world, walker, standing),
+                through_the_door
+            );
+            world.begin_frame(1.0 / 30.0);
+            let order = world.query(walker).unwrap();
+            assert_eq!(
+                world.agents[walker].collision.map(|c| c.collider),
+                Some(standing)
+            );
+            order
+        };
+        let waiting = order(true);
+        assert!(
+            matches!(
+                waiting,
+                Order::Reroute {
+                    reroute: Reroute {
+                        reason: RerouteReason::Avoid,
+                        ..
+                    },
+                    ..
+                }
+            ),
+            "{waiting:?}"
+        );
+        assert_eq!(order(false), Order::ChangeSpeed { speed: 0.8 });
     }
 
     #[test]
