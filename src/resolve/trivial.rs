@@ -2466,6 +2466,20 @@ mod tests {
         World::new(open_field(), crate::AvoidanceConfig::default()).unwrap()
     }
 
+    /// Whether `order` is a bend around a collision (a reroute through an avoidance point).
+    pub(super) fn bends_around(order: &Order) -> bool {
+        matches!(
+            order,
+            Order::Reroute {
+                reroute: Reroute {
+                    reason: RerouteReason::Avoid,
+                    ..
+                },
+                ..
+            }
+        )
+    }
+
     /// Open-field, for the random crowds below.
     pub(super) fn open_field() -> Arc<crate::level::Level> {
         let path = concat!(
@@ -2922,19 +2936,7 @@ mod minimising_bend_tests {
             order
         };
         let waiting = order(true);
-        assert!(
-            matches!(
-                waiting,
-                Order::Reroute {
-                    reroute: Reroute {
-                        reason: RerouteReason::Avoid,
-                        ..
-                    },
-                    ..
-                }
-            ),
-            "{waiting:?}"
-        );
+        assert!(super::tests::bends_around(&waiting), "{waiting:?}");
         assert_eq!(order(false), Order::ChangeSpeed { speed: 0.8 });
     }
 
@@ -3059,19 +3061,7 @@ mod minimising_bend_tests {
             world.agents[walker].collision.map(|c| c.collider),
             Some(arrived)
         );
-        assert!(
-            matches!(
-                order,
-                Order::Reroute {
-                    reroute: Reroute {
-                        reason: RerouteReason::Avoid,
-                        ..
-                    },
-                    ..
-                }
-            ),
-            "{order:?}"
-        );
+        assert!(super::tests::bends_around(&order), "{order:?}");
     }
 
     #[test]
