@@ -81,7 +81,7 @@ const FLIPPING: [&str; 0] = [];
 /// left this list in session 32, when planned rails began to keep right in two-way corridors
 /// (1.04; docs/ALGORITHM.md, "Lanes"). `doorway-crowd` (session 12): twenty agents through one
 /// door both ways, 6.9 (3.3 since session 34's turns by side and waits further back from a
-/// file; 3.1 since session 35). `tradeshow-300` and `tradeshow-300-jittered` left it in
+/// file; 2.9 since session 35). `tradeshow-300` and `tradeshow-300-jittered` left it in
 /// session 33, when planned rails began to keep their left turns wide (1.65 → 1.47 and 1.98 →
 /// 1.49; docs/ALGORITHM.md, "Lanes"); they stayed under 1.5 in sessions 34 (1.44, 1.48) and 35
 /// (1.42, 1.42).

@@ -258,9 +258,10 @@ impl StretchEnds {
     }
 }
 
-/// Whether `other` stands before a single-lane stretch that `key` has entered (it is in it or
-/// has come out of it) from the other end: it waits for `key`'s side to come through, and will
-/// not start while `key` comes.
+/// Whether `other` stands before a single-lane stretch that `key` has entered (it is in it, too
+/// near its entry to stop short of it, or has come out of it and not entered another) from the
+/// other end, near enough to its entry to be waiting there for its turn: it waits for `key`'s
+/// side to come through, and will not start while `key` comes.
 pub(super) fn waits_for_our_side(world: &World, key: AgentKey, other: AgentKey) -> bool {
     let (agent, other) = (&world.agents[key], &world.agents[other]);
     if other.plan.moves() || !other.wants_to_move() {
@@ -274,17 +275,27 @@ pub(super) fn waits_for_our_side(world: &World, key: AgentKey, other: AgentKey) 
     let Some(theirs) = other.next_narrow() else {
         return false;
     };
+    // As far from its entry as a standing agent looks for its turn (`decide_standing`).
+    let other_desc = other.desc();
+    let preferred = other_desc.preferred_speed;
+    let looks = other_desc.start.distance
+        + preferred * world.config().reversal_hold
+        + other_desc.stop_distance(preferred)
+        + STREAM_WAIT_RADII * other_desc.radius;
+    if theirs.s_in - other.motion.s > looks {
+        return false;
+    }
     let desc = agent.desc();
     let width = 4.0 * desc.radius + 2.0 * world.config().margin;
-    let s = agent.motion.s;
-    // In it, or too near its entry to stop short of it.
-    let committed = s + desc.stop_distance(agent.motion.speed) + desc.radius;
-    ours.iter().filter(|n| n.s_in <= committed).any(|&n| {
-        let ends = StretchEnds::of(rail, n);
-        other_rail.position(theirs.s_in).distance(ends.exit) <= width
-            && other_rail.position(theirs.s_out).distance(ends.entry) <= width
-            && other_rail.tangent(theirs.s_in).dot(ends.direction) < 0.0
-    })
+    // The last stretch it is in, committed to, or came out of.
+    let committed = agent.motion.s + desc.stop_distance(agent.motion.speed) + desc.radius;
+    let Some(&ours) = ours.iter().rev().find(|n| n.s_in <= committed) else {
+        return false;
+    };
+    let ends = StretchEnds::of(rail, ours);
+    other_rail.position(theirs.s_in).distance(ends.exit) <= width
+        && other_rail.position(theirs.s_out).distance(ends.entry) <= width
+        && other_rail.tangent(theirs.s_in).dot(ends.direction) < 0.0
 }
 
 /// Whether `other`'s next single-lane stretch is the stretch `narrow` of `key`'s rail, which it
