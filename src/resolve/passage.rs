@@ -19,7 +19,8 @@
 //! (doorway-crowd, 18 s with no one in the door; docs/ROBUSTNESS.md, session 34).
 
 use crate::rail::Rail;
-use crate::world::{plan_of, AgentKey, Narrow, Phase, World};
+use crate::world::{plan_of, AgentDesc, AgentKey, Narrow, Phase, World};
+use crate::AvoidanceConfig;
 use glam::DVec2;
 
 /// How far short of a single-lane stretch an agent waits, in its radii: room for the agents
@@ -258,6 +259,14 @@ impl StretchEnds {
     }
 }
 
+/// How far a standing agent described by `desc` walks from its start before it could stop
+/// again, metres: the start transition, the reversal hold at its preferred speed, and the stop.
+/// It looks for its turn at a stretch this far, plus the wait short of it.
+pub(super) fn start_walk(desc: &AgentDesc, config: &AvoidanceConfig) -> f64 {
+    let preferred = desc.preferred_speed;
+    desc.start.distance + preferred * config.reversal_hold + desc.stop_distance(preferred)
+}
+
 /// Whether `other` stands before a single-lane stretch that `key` has entered (it is in it, too
 /// near its entry to stop short of it, or has come out of it and not entered another) from the
 /// other end, near enough to its entry to be waiting there for its turn: it waits for `key`'s
@@ -277,11 +286,7 @@ pub(super) fn waits_for_our_side(world: &World, key: AgentKey, other: AgentKey) 
     };
     // As far from its entry as a standing agent looks for its turn (`decide_standing`).
     let other_desc = other.desc();
-    let preferred = other_desc.preferred_speed;
-    let looks = other_desc.start.distance
-        + preferred * world.config().reversal_hold
-        + other_desc.stop_distance(preferred)
-        + STREAM_WAIT_RADII * other_desc.radius;
+    let looks = start_walk(other_desc, world.config()) + STREAM_WAIT_RADII * other_desc.radius;
     if theirs.s_in - other.motion.s > looks {
         return false;
     }

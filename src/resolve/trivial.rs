@@ -1037,9 +1037,7 @@ fn decide_standing(
     // Not into a single-lane stretch that an agent coming the other way goes through first:
     // looked for as far as the start walks before it could stop again, and the wait short of
     // the stretch (`passage`).
-    let preferred = desc.preferred_speed;
-    let walks =
-        desc.start.distance + preferred * config.reversal_hold + desc.stop_distance(preferred);
+    let walks = passage::start_walk(desc, config);
     let look = walks + passage::STREAM_WAIT_RADII * desc.radius;
     let turn = passage::passage_turn(world, key, look, candidates)
         .filter(|turn| turn.narrow.s_in - motion.s <= walks + turn.wait_radii() * desc.radius);
