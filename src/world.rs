@@ -94,8 +94,8 @@ pub struct Agent {
     pub(crate) bend_memo: Option<Box<crate::resolve::BendMemo>>,
     /// Order in which rails were given (the later of two agents sent to the same point moves).
     pub(crate) rail_serial: u64,
-    /// Whether its rail's end has been checked against the other agents' destinations.
-    pub(crate) destination_checked: bool,
+    /// Its rail's end against the other agents' destinations: checked yet, and moved?
+    pub(crate) destination: DestinationCheck,
     /// The steering state of a free agent ([`Locomotion::Orca`] or [`Locomotion::Ttc`]),
     /// boxed: inline, its ~100 bytes were in every rail agent's record too (session 32).
     pub(crate) free: Option<Box<crate::steer::FreeState>>,
@@ -104,6 +104,20 @@ pub struct Agent {
     pub(crate) slot: u32,
     /// The single-lane stretches of its rail (`None`: none), found when the rail is given.
     pub(crate) narrows: Option<Box<[Narrow]>>,
+}
+
+/// An agent's rail end against the other agents' destinations (docs/ALGORITHM.md, "Shared
+/// destinations"). One byte where two flags took the record 8 B over its padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DestinationCheck {
+    /// A new rail: its end is checked at the next query.
+    Unchecked,
+    /// Checked: its end was free, or it has none to check.
+    Checked,
+    /// Its end was moved off its goal, taken by another agent (a point several agents were
+    /// sent to): if agents standing for good then seal that spot off, it moves again, to the
+    /// nearest spot it can reach (`World::sealed_goal_detour`).
+    Moved,
 }
 
 /// The direction of a speed change.
@@ -172,7 +186,7 @@ impl Agent {
         self.made_way_for = None;
         self.letting_pass = None;
         self.bend_memo = None;
-        self.destination_checked = true;
+        self.destination = DestinationCheck::Checked;
     }
 
     /// Its description.
@@ -416,7 +430,7 @@ impl World {
             letting_pass: None,
             bend_memo: None,
             rail_serial: 0,
-            destination_checked: true,
+            destination: DestinationCheck::Checked,
             free: locomotion.is_free().then(Box::default),
             slot: u32::MAX,
             narrows: None,
@@ -486,7 +500,7 @@ impl World {
         agent.reset_resolution();
         self.rail_serial += 1;
         agent.rail_serial = self.rail_serial;
-        agent.destination_checked = false;
+        agent.destination = DestinationCheck::Unchecked;
         self.find_narrows(key);
         self.refresh(key);
         self.grid_dirty = true;

@@ -176,6 +176,16 @@ for k in range(6):
                         depart=0.5 * k))
 S.append(scenario("shared-destination", "open-field", 40.0, shared))
 
+# Nine agents sent to the same point at once. The destination check gives each later one the
+# nearest free spot beside the point by the order of their rails, not of their arrivals: those
+# arriving first stood round a spot given to a slower one and sealed it off (it circled them
+# until the end). Its goal moves to the nearest spot it can reach.
+crowd = []
+for k in range(9):
+    a = 2 * math.pi * k / 9 + 0.3
+    crowd.append(agent((round(15 + 10 * math.cos(a), 3), round(15 + 10 * math.sin(a), 3)), (15, 15)))
+S.append(scenario("shared-destination-crowd", "open-field", 60.0, crowd))
+
 # Twenty agents on a circle of radius 10 m, each to the antipode.
 circle = []
 for k in range(20):

@@ -13,6 +13,13 @@ every agent with a goal reached, no collision, nothing off the mesh, no order fl
 ratio at most 1.5.
 
     python3 tools/variant_scenarios.py target/release/sidestep [--out DIR] [--only SUBSTRING]
+        [--crowds]
+
+With `--crowds`, the named crowd fixtures' situations varied instead (session 36): agents sent
+to one point (5 to 20, radii 0.3 to 0.5 m, from a circle together or 0.2 s apart, from a block
+to one side, or as the `shared-destination` fixture with 3 to 12 agents), circles to the
+antipodes (6 to 30 agents, circles of 6 and 10 m), doors 1 to 2 m wide with crowds each way or
+one way, and two-way corridors.
 
 Some variants cannot meet every bar by construction: two 0.4 m agents in a 1.8 m corridor pass
 1 m apart, but a start needs 1.08 m (the resume inflation), and an agent that must wait in an
@@ -30,12 +37,15 @@ OUT = None
 cases = []
 
 
-def make_cases(out):
+def make_cases(out, crowds=False):
     global OUT
     OUT = out
     os.makedirs(OUT, exist_ok=True)
     cases.clear()
-    build()
+    if crowds:
+        build_crowds()
+    else:
+        build()
     return list(cases)
 
 
@@ -142,6 +152,63 @@ def build():
         scen(f'groups3_W{W}', lv, ags, duration=60)
 
 
+def build_crowds():
+    """The named crowd fixtures' situations, varied (session 36): 126 cases."""
+    field = level('field', [[0, 0], [30, 0], [30, 30], [0, 30]])
+
+    def on_circle(k, n, radius, turn=0.0):
+        a = 2 * math.pi * k / n + turn
+        return (round(15 + radius * math.cos(a), 3), round(15 + radius * math.sin(a), 3))
+
+    # 1. shared destination: n agents to one point, from a circle (together or 0.2 s apart)
+    #    or from a block to one side; and the committed fixture's layout, 0.5 s apart.
+    for n in (5, 7, 8, 10, 14, 16, 20):
+        for stagger in (0.0, 0.2):
+            for r in (0.3, 0.4, 0.5):
+                scen(f'shared_n{n}_dep{stagger}_r{r}', field,
+                     [agent(on_circle(k, n, 10, 0.1), (15, 15), r=r, depart=stagger * k)
+                      for k in range(n)])
+        scen(f'shared_block_n{n}', field,
+             [agent((2 + 1.2 * (k % 4), 5 + 2.0 * (k // 4)), (25, 15)) for k in range(n)])
+    for n in (3, 6, 9, 12):
+        for stagger in (0.0, 0.5):
+            scen(f'shared_ring_n{n}_dep{stagger}', field,
+                 [agent(on_circle(k, n, 10, 0.3), (15, 15), depart=stagger * k)
+                  for k in range(n)])
+    # 2. circle to the antipodes: n agents on a circle of 6 or 10 m, radii 0.3 to 0.5 m.
+    for n in (6, 10, 16, 24, 30):
+        for R in (6, 10):
+            for r in (0.3, 0.4, 0.5):
+                if 2 * math.pi * R / n < 2 * r + 0.3:
+                    continue
+                scen(f'circle_n{n}_R{R}_r{r}', field,
+                     [agent(on_circle(k, n, R), on_circle(k + n / 2, n, R), r=r)
+                      for k in range(n)], duration=90.0)
+    # 3. doors 1 to 2 m wide in a 1 m wall: a crowd each way, and one way (a bottleneck).
+    for w in (1.0, 1.2, 1.6, 2.0):
+        lv = level(f'door{w}', [[0, 0], [20, 0], [20, 10], [0, 10]],
+                   [[[9.5, 0], [10.5, 0], [10.5, 5 - w / 2], [9.5, 5 - w / 2]],
+                    [[9.5, 5 + w / 2], [10.5, 5 + w / 2], [10.5, 10], [9.5, 10]]])
+        for per in (3, 5, 10):
+            ys = ([1.5 + 7 * k / (per - 1) for k in range(per)] if per <= 5
+                  else [1.0 + 1.75 * k for k in range(5)] * (per // 5))
+            two = [agent((4 - 1.2 * (i // 5), y), (16 + 1.2 * (i // 5), y)) for i, y in enumerate(ys)]
+            two += [agent((16 + 1.2 * (i // 5), y), (4 - 1.2 * (i // 5), y)) for i, y in enumerate(ys)]
+            scen(f'doorcrowd_w{w}_n{per}', lv, two, duration=120.0)
+            one = [agent((3 + 1.2 * (k // 5), 1.5 + 1.6 * (k % 5)), (14 + 1.2 * (k // 5), 1.5 + 1.6 * (k % 5)))
+                   for k in range(2 * per)]
+            scen(f'bottleneck_w{w}_n{2 * per}', lv, one, duration=120.0)
+    # 4. two-way corridors 2.4 and 3 m wide, 2 to 8 agents each way on lines 1.2 m apart.
+    for W in (2.4, 3.0):
+        lv = level(f'corr{W}', [[0, 0], [30, 0], [30, W], [0, W]])
+        for per in (2, 4, 8):
+            ags = []
+            for k in range(per):
+                ags.append(agent((1 + 1.5 * k, W / 2 - 0.6), (18.5 + 1.5 * k, W / 2 - 0.6)))
+                ags.append(agent((29 - 1.5 * k, W / 2 + 0.6), (11.5 - 1.5 * k, W / 2 + 0.6)))
+            scen(f'corr2way_W{W}_n{per}', lv, ags)
+
+
 def bars_missed(path, m):
     if 'error' in m:
         return ['error: ' + m['error']]
@@ -166,8 +233,11 @@ def main():
     parser.add_argument("binary", help="sidestep executable")
     parser.add_argument("--out", default="/tmp/sidestep-variants", help="where to write the cases")
     parser.add_argument("--only", default="", help="play only the cases whose name contains this")
+    parser.add_argument("--crowds", action="store_true",
+                        help="the named crowd fixtures' situations varied instead (shared "
+                             "destinations, circles, doors, bottlenecks, two-way corridors)")
     args = parser.parse_args()
-    paths = [p for p in make_cases(args.out) if args.only in os.path.basename(p)]
+    paths = [p for p in make_cases(args.out, args.crowds) if args.only in os.path.basename(p)]
 
     def play(path):
         out = subprocess.run([args.binary, "run", path, "--json"], capture_output=True, text=True)

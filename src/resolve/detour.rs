@@ -24,7 +24,7 @@ use super::rewrite::stays_on_mesh;
 use super::trivial::{start_verdict, Decision, Hysteresis};
 use crate::detect::{Collision, SweepSample};
 use crate::rail::{Rail, RailError, RailSegment};
-use crate::world::{AgentKey, World};
+use crate::world::{AgentKey, DestinationCheck, World};
 
 /// Detour searches allowed per frame in the whole world; the agents over the budget look on a
 /// later frame.
@@ -37,6 +37,10 @@ const WINDOW_MARGINS: [f64; 2] = [4.0, 12.0];
 /// The rejoining point is at most this far along the rail from the agent, metres (the goal when
 /// it is nearer).
 const REJOIN_REACH: f64 = 24.0;
+
+/// A sealed goal's spot is looked for within this many radii of it: the destination check's
+/// reach (24 rings half a radius apart).
+const FREE_SPOT_REACH_RADII: f64 = 12.0;
 
 /// Most cells in a window; a larger window gets coarser cells.
 const MAX_CELLS: usize = 40_000;
@@ -57,11 +61,21 @@ impl Detour {
     /// The decision taking this detour around `collision`'s agent (it counts against the
     /// frame's detour budget).
     pub(super) fn into_decision(self, collision: Collision) -> Decision {
+        self.into_decision_for(RerouteReason::Detour, collision)
+    }
+
+    /// The decision taking this rail as a new destination, its end the agent's goal from now
+    /// ([`World::sealed_goal_detour`]; it counts against the frame's detour budget).
+    pub(super) fn into_destination_decision(self, collision: Collision) -> Decision {
+        self.into_decision_for(RerouteReason::Destination, collision)
+    }
+
+    fn into_decision_for(self, reason: RerouteReason, collision: Collision) -> Decision {
         let mut decision = Decision::with_collision(
             Order::Reroute {
                 rail: Arc::new(self.rail),
                 reroute: Reroute {
-                    reason: RerouteReason::Detour,
+                    reason,
                     via: self.rejoin,
                     side: None,
                 },
@@ -72,6 +86,29 @@ impl Detour {
         decision
     }
 }
+
+/// A detour's local grid ([`World::window`]).
+struct Window {
+    grid: Grid,
+    /// The agents the broad phase listed around the window (slots of `World::dense`).
+    near: Vec<u32>,
+    /// The clearance from walls asked at the window's far end: the radius, or what that point
+    /// has when less.
+    end_clearance: f64,
+}
+
+/// The steps between cells of a [`Grid`]: 8-connected, in the order A* relaxes them (which
+/// picks among paths of equal cost).
+const STEPS: [(i64, i64); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
 
 /// The local grid: which cells are free.
 struct Grid {
@@ -119,6 +156,47 @@ impl Grid {
             }
         }
         inside
+    }
+
+    /// The free cells reached from `start` by the steps of [`grid_path`] (8-connected, no
+    /// diagonal step between two blocked cells).
+    fn reached_from(&self, start: usize) -> Vec<bool> {
+        let mut reached = vec![false; self.free.len()];
+        reached[start] = true;
+        let mut open = vec![start];
+        while let Some(index) = open.pop() {
+            for next in self.steps_from(index) {
+                if !reached[next] {
+                    reached[next] = true;
+                    open.push(next);
+                }
+            }
+        }
+        reached
+    }
+
+    /// The free cells one step from `index`, in the order of [`STEPS`].
+    fn steps_from(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
+        let (i, j) = ((index % self.width) as i64, (index / self.width) as i64);
+        STEPS.iter().filter_map(move |&(di, dj)| {
+            let (ni, nj) = (i + di, j + dj);
+            if ni < 0 || nj < 0 || ni >= self.width as i64 || nj >= self.height as i64 {
+                return None;
+            }
+            let next = nj as usize * self.width + ni as usize;
+            if !self.free[next] {
+                return None;
+            }
+            if di != 0 && dj != 0 {
+                // No diagonal step between two blocked cells.
+                let side_a = j as usize * self.width + ni as usize;
+                let side_b = nj as usize * self.width + i as usize;
+                if !self.free[side_a] || !self.free[side_b] {
+                    return None;
+                }
+            }
+            Some(next)
+        })
     }
 
     /// Whether the straight segment `a → b` crosses only free cells (sampled every quarter
@@ -189,34 +267,10 @@ fn grid_path(grid: &Grid, start: usize, goal: usize) -> Option<Vec<usize>> {
         if estimate > cost[index] + octile(index) + 1e-9 {
             continue;
         }
-        let (i, j) = ((index % grid.width) as i64, (index / grid.width) as i64);
-        for (di, dj) in [
-            (-1, -1),
-            (0, -1),
-            (1, -1),
-            (-1, 0),
-            (1, 0),
-            (-1, 1),
-            (0, 1),
-            (1, 1),
-        ] {
-            let (ni, nj) = (i + di, j + dj);
-            if ni < 0 || nj < 0 || ni >= grid.width as i64 || nj >= grid.height as i64 {
-                continue;
-            }
-            let next = nj as usize * grid.width + ni as usize;
-            if !grid.free[next] {
-                continue;
-            }
-            if di != 0 && dj != 0 {
-                // No diagonal step between two blocked cells.
-                let side_a = j as usize * grid.width + ni as usize;
-                let side_b = nj as usize * grid.width + i as usize;
-                if !grid.free[side_a] || !grid.free[side_b] {
-                    continue;
-                }
-            }
-            let step = if di != 0 && dj != 0 {
+        for next in grid.steps_from(index) {
+            let diagonal =
+                next % grid.width != index % grid.width && next / grid.width != index / grid.width;
+            let step = if diagonal {
                 std::f64::consts::SQRT_2
             } else {
                 1.0
@@ -264,6 +318,41 @@ fn rounded(points: &[DVec2], round: f64) -> Result<Rail, RailError> {
     Rail::new(segments)
 }
 
+/// The grid path `cells` from `from` (in its first cell) to `end` (in its last) pulled taut: a
+/// corner kept only where the straight line past it leaves free cells.
+fn taut(grid: &Grid, cells: &[usize], from: DVec2, end: DVec2) -> Vec<DVec2> {
+    let mut points = vec![from];
+    let mut k = 0;
+    while k + 1 < cells.len() {
+        let mut next = k + 1;
+        while next + 1 < cells.len()
+            && grid.segment_is_free(points[points.len() - 1], grid.centre(cells[next + 1]))
+        {
+            next += 1;
+        }
+        points.push(grid.centre(cells[next]));
+        k = next;
+    }
+    if let Some(last) = points.last_mut() {
+        *last = end;
+    }
+    points
+}
+
+/// The polyline `points` rounded as much as the walls allow (a rounded corner cuts inside the
+/// taut path's): the first of [`ROUNDINGS`] radii whose rail keeps `clearance` from walls.
+fn rounded_on_mesh(
+    mesh: &crate::level::NavMesh,
+    points: &[DVec2],
+    radius: f64,
+    clearance: f64,
+) -> Option<Rail> {
+    ROUNDINGS.iter().find_map(|&k| {
+        let rail = rounded(points, k * radius).ok()?;
+        stays_on_mesh(mesh, &rail, rail.length(), clearance).then_some(rail)
+    })
+}
+
 impl World {
     /// A detour for the standing agent `key` around the agents standing with nowhere to go:
     /// from where it stands to its rail `REJOIN_REACH` on (or its goal), planned on a local
@@ -290,9 +379,71 @@ impl World {
         let s_rejoin = (s0 + REJOIN_REACH).min(rail.length());
         let rejoin = rail.position(s_rejoin);
         let s_after = (s_rejoin + 2.0 * radius).min(rail.length());
+        // The agents standing near the window are kept out of, whether they wait to go on or
+        // have nowhere to go.
+        let Window {
+            mut grid,
+            near,
+            end_clearance,
+        } = self.window(key, rejoin, window_margin, |other| !other.plan.moves())?;
+        let start = grid.index_of(from)?;
+        grid.free[start] = true;
+        let goal = grid.index_of(rejoin)?;
+        if !grid.free[goal] {
+            // Taken by an agent standing there with nowhere to go: the goal moves instead (see
+            // the destination check); one waiting to go on there is waited on at the end.
+            let p = grid.centre(goal);
+            // The agents near the window, gathered above through the grid.
+            let taken_for_good = near.iter().map(|&i| self.dense[i as usize]).any(|k| {
+                let other = &self.agents[k];
+                k != key
+                    && !other.wants_to_move()
+                    && other.position().distance(p) < radius + other.desc().radius + 2.0 * margin
+            });
+            if taken_for_good || mesh.wall_distance(p) < end_clearance - 0.5 * grid.cell {
+                return None;
+            }
+            grid.free[goal] = true;
+        }
+        let cells = grid_path(&grid, start, goal)?;
+        let mut points = taut(&grid, &cells, from, rejoin);
+        if s_after > s_rejoin + 1e-6 {
+            points.push(rail.position(s_after));
+        }
+        points.dedup_by(|a, b| a.distance(*b) < 1e-6);
+        let clearance = radius.min(mesh.wall_distance(from));
+        let detour = rounded_on_mesh(mesh, &points, radius, clearance)?;
+        let rail = if s_after < rail.length() - 1e-6 {
+            let tail = rail.subrail(s_after, rail.length()).ok()?;
+            let mut segments = detour.segments().to_vec();
+            segments.extend_from_slice(tail.segments());
+            Rail::new(segments).ok()?
+        } else {
+            detour
+        };
+        Some(Detour { rail, rejoin })
+    }
+
+    /// The local grid of a detour for `key` from where it stands to `to`: the window reaching
+    /// `window_margin` metres around both, half-radius cells (coarser when the window would
+    /// hold more than [`MAX_CELLS`]), a cell free when its centre is on the mesh, keeps the
+    /// radius and a quarter cell from walls, and keeps the radii and margins from each agent
+    /// near for which `keeps_out` holds (or the distance it has now, when less).
+    fn window(
+        &self,
+        key: AgentKey,
+        to: DVec2,
+        window_margin: f64,
+        keeps_out: impl Fn(&crate::world::Agent) -> bool,
+    ) -> Option<Window> {
+        let agent = &self.agents[key];
+        let radius = agent.desc().radius;
+        let margin = self.config().margin;
+        let mesh = self.level().navmesh();
+        let from = agent.position();
         let (lo, hi) = (
-            from.min(rejoin) - DVec2::splat(window_margin),
-            from.max(rejoin) + DVec2::splat(window_margin),
+            from.min(to) - DVec2::splat(window_margin),
+            from.max(to) + DVec2::splat(window_margin),
         );
         let (mesh_lo, mesh_hi) = mesh.bounds();
         let (lo, hi) = (lo.max(mesh_lo), hi.min(mesh_hi));
@@ -305,7 +456,6 @@ impl World {
             (size.x / cell).ceil().max(1.0) as usize,
             (size.y / cell).ceil().max(1.0) as usize,
         );
-        // The agents standing with nowhere to go near the window, as discs to keep out of.
         let reach = 0.5 * size.length() + self.max_radius + radius + 2.0 * margin;
         let mut near = Vec::new();
         self.grid.near(0.5 * (lo + hi), reach, &mut near);
@@ -314,7 +464,7 @@ impl World {
             .map(|&i| self.dense[i as usize])
             .filter(|&k| k != key)
             .map(|k| &self.agents[k])
-            .filter(|other| !other.plan.moves())
+            .filter(|other| keeps_out(other))
             .map(|other| {
                 // One standing closer than that already (agents stop near each other) keeps
                 // only what it has: the agent may move away from it, not toward it.
@@ -326,7 +476,7 @@ impl World {
         // It may stand closer than its radius to a wall, and its goal may lie closer (the
         // rails keep exactly the radius): their surroundings ask only what they have.
         let own_clearance = radius.min(mesh.wall_distance(from));
-        let rejoin_clearance = radius.min(mesh.wall_distance(rejoin));
+        let end_clearance = radius.min(mesh.wall_distance(to));
         let mut grid = Grid {
             origin: lo,
             cell,
@@ -348,70 +498,85 @@ impl World {
             // cell centres keep the radius.
             let clearance = if p.distance(from) <= radius {
                 own_clearance
-            } else if p.distance(rejoin) <= radius {
-                rejoin_clearance - 0.25 * cell
+            } else if p.distance(to) <= radius {
+                end_clearance - 0.25 * cell
             } else {
                 radius + 0.25 * cell
             };
             grid.free
                 .push(mesh.contains(p) && mesh.wall_distance(p) >= clearance);
         }
+        Some(Window {
+            grid,
+            near,
+            end_clearance,
+        })
+    }
+
+    /// A rail to the nearest spot of its goal that the agent `key` can reach, when
+    /// agents standing with nowhere to go seal its goal off (a crowd sent to one point: the
+    /// destination check gave this agent a free spot beside the point, and the others,
+    /// arriving first, stood round it); `None` when the goal is within [`REJOIN_REACH`] and
+    /// can be reached, or no such spot is free.
+    ///
+    /// On the grid of [`World::window`] kept out of those agents only (one waiting to go on
+    /// will clear the way): the cells reached from the agent's, and of those within
+    /// [`FREE_SPOT_REACH_RADII`] of the goal and not taken (the destination check's test), the
+    /// nearest to the goal (ties to the lower cell index); the way there as a detour's.
+    pub(super) fn sealed_goal_detour(&self, key: AgentKey) -> Option<Detour> {
+        let agent = &self.agents[key];
+        let rail = agent.rail()?;
+        let radius = agent.desc().radius;
+        let from = agent.position();
+        let goal = rail.end();
+        // (A rail to a yield spot is not to its goal: the spot is the deadlock rule's.)
+        if agent.resume_goal.is_some() || from.distance(goal) > REJOIN_REACH {
+            return None;
+        }
+        let Window { mut grid, near, .. } = self.window(key, goal, WINDOW_MARGINS[0], |other| {
+            other.stands_for_good()
+        })?;
+        // Only where several agents were sent to one point: this agent's end, or that of an
+        // agent standing for good near its goal, was moved off a taken goal. An agent that
+        // stands on its own goal in the way of another's (a corridor) makes way instead.
+        let reach = FREE_SPOT_REACH_RADII * radius;
+        let moved = |other: &crate::world::Agent| other.destination == DestinationCheck::Moved;
+        let shared = moved(agent)
+            || near
+                .iter()
+                .map(|&i| &self.agents[self.dense[i as usize]])
+                .any(|other| {
+                    moved(other)
+                        && other.stands_for_good()
+                        && other.position().distance(goal) <= reach
+                });
+        if !shared {
+            return None;
+        }
         let start = grid.index_of(from)?;
         grid.free[start] = true;
-        let goal = grid.index_of(rejoin)?;
-        if !grid.free[goal] {
-            // Taken by an agent standing there with nowhere to go: the goal moves instead (see
-            // the destination check); one waiting to go on there is waited on at the end.
-            let p = grid.centre(goal);
-            // The agents near the window, gathered above through the grid.
-            let taken_for_good = near.iter().map(|&i| self.dense[i as usize]).any(|k| {
-                let other = &self.agents[k];
-                k != key
-                    && !other.wants_to_move()
-                    && other.position().distance(p) < radius + other.desc().radius + 2.0 * margin
-            });
-            if taken_for_good || mesh.wall_distance(p) < rejoin_clearance - 0.5 * cell {
-                return None;
-            }
-            grid.free[goal] = true;
+        let reached = grid.reached_from(start);
+        if grid.index_of(goal).is_none_or(|cell| reached[cell]) {
+            return None;
         }
-        let cells = grid_path(&grid, start, goal)?;
-        // Pulled taut: keep a corner only where the straight line past it leaves free cells.
-        let mut points = vec![from];
-        let mut k = 0;
-        while k + 1 < cells.len() {
-            let mut next = k + 1;
-            while next + 1 < cells.len()
-                && grid.segment_is_free(*points.last()?, grid.centre(cells[next + 1]))
-            {
-                next += 1;
-            }
-            points.push(grid.centre(cells[next]));
-            k = next;
-        }
-        *points.last_mut()? = rejoin;
-        if s_after > s_rejoin + 1e-6 {
-            points.push(rail.position(s_after));
-        }
+        let serial = agent.rail_serial;
+        let (_, spot) = reached
+            .iter()
+            .enumerate()
+            .filter(|&(_, &reached)| reached)
+            .map(|(index, _)| (grid.centre(index).distance(goal), index))
+            .filter(|&(distance, index)| {
+                distance <= reach && !self.spot_is_taken(key, serial, grid.centre(index), radius)
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))?;
+        let end = grid.centre(spot);
+        let cells = grid_path(&grid, start, spot)?;
+        let mut points = taut(&grid, &cells, from, end);
         points.dedup_by(|a, b| a.distance(*b) < 1e-6);
-        // Rounded as much as the walls allow: a rounded corner cuts inside the taut path's.
-        let clearance = own_clearance;
-        ROUNDINGS.iter().find_map(|&k| {
-            let detour = rounded(&points, k * radius).ok()?;
-            let detour_length = detour.length();
-            if !stays_on_mesh(mesh, &detour, detour_length, clearance) {
-                return None;
-            }
-            let rail = if s_after < rail.length() - 1e-6 {
-                let tail = rail.subrail(s_after, rail.length()).ok()?;
-                let mut segments = detour.segments().to_vec();
-                segments.extend_from_slice(tail.segments());
-                Rail::new(segments).ok()?
-            } else {
-                detour
-            };
-            Some(Detour { rail, rejoin })
-        })
+        let mesh = self.level().navmesh();
+        let clearance = radius.min(mesh.wall_distance(from));
+        let rail = rounded_on_mesh(mesh, &points, radius, clearance)?;
+        Some(Detour { rail, rejoin: end })
     }
 
     /// [`World::detour`] (which keeps the radius from walls, or the clearance the agent has now
@@ -516,6 +681,23 @@ mod tests {
             grid.free[j * 10 + 5] = false;
         }
         assert!(grid_path(&grid, 0, 9).is_none());
+    }
+
+    #[test]
+    fn the_cells_reached_are_those_a_star_can_reach() {
+        // A ring of blocked cells round (5, 5) open only at its corner (6, 6), a diagonal step
+        // between two blocked cells that A* does not take: the ring's inside is not reached,
+        // and every cell is reached exactly when A* finds a path to it.
+        let mut grid = open_grid(10, 10);
+        for (i, j) in [(4, 4), (5, 4), (6, 4), (4, 5), (6, 5), (4, 6), (5, 6)] {
+            grid.free[j * 10 + i] = false;
+        }
+        let reached = grid.reached_from(0);
+        assert!(!reached[5 * 10 + 5], "inside the ring");
+        for (goal, &reached) in reached.iter().enumerate() {
+            let by_a_star = grid.free[goal] && grid_path(&grid, 0, goal).is_some();
+            assert_eq!(reached, by_a_star, "cell {goal}");
+        }
     }
 
     #[test]

@@ -18,8 +18,8 @@ use crate::detect::{
 use crate::geometry::left_normal;
 use crate::rail::Rail;
 use crate::world::{
-    plan_of, start_plan, stop_as_played, stop_plan, turning_on_the_spot, AgentKey, Motion, Phase,
-    SpeedStep, World, WorldError, SPEED_TOLERANCE,
+    plan_of, start_plan, stop_as_played, stop_plan, turning_on_the_spot, AgentKey,
+    DestinationCheck, Motion, Phase, SpeedStep, World, WorldError, SPEED_TOLERANCE,
 };
 
 /// A collider moving within this angle of the agent's line counts as moving along it (for the
@@ -226,7 +226,9 @@ impl World {
         // Step 2 checks a new rail's end once: whatever the decision, it was checked.
         let checks_destination = {
             let agent = &self.agents[key];
-            !agent.invalid_motion && agent.rail().is_some() && !agent.destination_checked
+            !agent.invalid_motion
+                && agent.rail().is_some()
+                && agent.destination == DestinationCheck::Unchecked
         };
         if checks_destination {
             // The index of rail ends, once in a frame that checks destinations (a frame where
@@ -316,7 +318,7 @@ impl World {
         };
         agent.collision = decision.collision;
         if decision.checked_destination {
-            agent.destination_checked = true;
+            agent.destination = DestinationCheck::Checked;
         }
         if decision.bend_failed {
             agent.next_bend_time = now + BEND_RETRY;
@@ -408,6 +410,9 @@ impl World {
                         agent.bend_closest = remaining;
                         agent.bends_without_progress = 0;
                     }
+                }
+                if reroute.reason == RerouteReason::Destination {
+                    agent.destination = DestinationCheck::Moved;
                 }
                 match reroute.reason {
                     RerouteReason::Yield => {
@@ -553,7 +558,7 @@ fn decide(
     let desc = agent.desc();
     // 2. A new rail ending where another agent stands or is bound: move its end (checked once
     //    per rail; the caller records it).
-    if !agent.destination_checked {
+    if agent.destination == DestinationCheck::Unchecked {
         if let Some((rail, via)) = world.free_destination(key, rail, motion.s) {
             return Decision::new(Order::Reroute {
                 rail: Arc::new(rail),
@@ -827,6 +832,11 @@ fn decide(
         if searched_detour {
             if let Some(found) = world.checked_detour(key, candidates, samples) {
                 return found.into_decision(collision);
+            }
+            // No way round them to its goal: they stand round it (a crowd sent to one point).
+            // Its goal moves to the nearest spot it can reach.
+            if let Some(found) = world.sealed_goal_detour(key) {
+                return found.into_destination_decision(collision);
             }
         }
         if !(waiting_helps && stop_is_clear) {
@@ -1235,6 +1245,11 @@ fn decide_standing(
                     world.detour_around(key, collision.collider, candidates, samples)
                 {
                     return found.into_decision(collision);
+                }
+                // Nor round them to its goal, when they stand round it (a crowd sent to one
+                // point): the goal moves to the nearest spot it can reach.
+                if let Some(found) = world.sealed_goal_detour(key) {
+                    return found.into_destination_decision(collision);
                 }
             }
             // Nothing gets past an agent with nowhere to go, or one stuck in a jam, that it
