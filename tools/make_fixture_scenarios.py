@@ -195,6 +195,17 @@ for k in range(20):
     circle.append(agent(p, q))
 S.append(scenario("circle-rail", "open-field", 60.0, circle))
 
+# Twenty-four smaller agents (0.3 m) on the same circle: a walker sped up to 2.6 m/s for a graze
+# at the sweep's edge and the room-to-stop rule slowed it 0.23 s later, behind a walker
+# converging ahead (a flip, session 36; `tools/variant_scenarios.py --crowds`).
+circle24 = []
+for k in range(24):
+    a = 2 * math.pi * k / 24
+    p = (round(15 + 10 * math.cos(a), 3), round(15 + 10 * math.sin(a), 3))
+    q = (round(15 - 10 * math.cos(a), 3), round(15 - 10 * math.sin(a), 3))
+    circle24.append(agent(p, q, radius=0.3))
+S.append(scenario("circle-rail-24", "open-field", 90.0, circle24))
+
 # Eight agents each way in the 2.4 m corridor, on lines 0.6 m apart: they must bend to pass.
 two_way = []
 for k in range(8):

@@ -771,7 +771,8 @@ fn decide(
             let slower = speed < motion.speed;
             if sweep(plan_at(speed), inflation, candidates, samples).is_none()
                 && !(speed > motion.speed
-                    && room_to_stop_at(world, key, rail, speed, candidates, samples).is_some())
+                    && (room_to_stop_at(world, key, rail, speed, candidates, samples).is_some()
+                        || room_lost_within_hold(world, key, rail, speed, candidates, samples)))
                 && !(slower
                     && slowing_traps_walker(
                         world,
@@ -997,7 +998,8 @@ fn decide(
             if clear_behind
                 && detect(world, &check, candidates, samples).is_none()
                 && !(speed > motion.speed
-                    && room_to_stop_at(world, key, rail, speed, candidates, samples).is_some())
+                    && (room_to_stop_at(world, key, rail, speed, candidates, samples).is_some()
+                        || room_lost_within_hold(world, key, rail, speed, candidates, samples)))
             {
                 let mut decision = Decision::new(Order::ChangeSpeed { speed });
                 decision.resumes = speed > motion.speed;
@@ -1837,6 +1839,123 @@ fn room_to_stop(
     room_to_stop_at(world, key, rail, speed, candidates, samples)
 }
 
+/// Whether two stops meet, the discs within `touching` metres: the agent's (`rail`, its stop
+/// plan, where it is, its radius) sampled one step per radius of its travel, the other's
+/// (its rail, its stop plan, where it is) moved to those times. The agent's stop is the longer
+/// one where this is asked. Until session 36 the other's, shorter stop was sampled: a walker's
+/// stop from 0.8 m/s gives four samples over the second of a stop from 2.6 m/s, and the steps'
+/// straight motions between them met stops that pass up to 3.5 cm clear (4 of 2,688 cases of
+/// `stops_meet_as_their_closest_approach_says`; none now).
+fn stops_meet(
+    (rail, stop, at, radius): (&Rail, MotionPlan, DVec2, f64),
+    (other_rail, other_stop, other_at): (&Rail, MotionPlan, DVec2),
+    touching: f64,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let duration = stop
+        .transition_time
+        .max(other_stop.still + other_stop.transition_time);
+    let mut trajectory = Trajectory::on_rail_at(rail, stop, at);
+    sample_agent(&mut trajectory, radius, duration, samples);
+    let mut moved = Trajectory::on_rail_at(other_rail, other_stop, other_at);
+    sweep_pair(samples, &mut moved, touching, f64::INFINITY).is_some()
+}
+
+/// The times [`room_lost_within_hold`] looks at, in reversal holds from now (0.05 s apart at
+/// the default hold): at a quarter, a half, three quarters and the whole hold the flip above
+/// was missed.
+const ROOM_DELAYS: [f64; 12] = [
+    1.0 / 12.0,
+    2.0 / 12.0,
+    3.0 / 12.0,
+    4.0 / 12.0,
+    5.0 / 12.0,
+    6.0 / 12.0,
+    7.0 / 12.0,
+    8.0 / 12.0,
+    9.0 / 12.0,
+    10.0 / 12.0,
+    11.0 / 12.0,
+    1.0,
+];
+
+/// Whether the moving agent `key` sped up to `speed` (m/s) on `rail` would lose its room to
+/// stop behind a walker ahead within the reversal hold, where [`room_to_stop_at`] checks only
+/// now: at each of [`ROOM_DELAYS`], `key` gone on at `speed` and each walker ahead with the
+/// shorter stop gone on by its plan, then both stopping (evenly), the discs touching. The
+/// room-to-stop rule would take the speed-up back before its hold is over, a flip: on a circle
+/// of 24, a walker sped up to 2.6 m/s for a graze at the sweep's edge, closed on a walker at
+/// 0.8 m/s converging ahead, and was slowed to 1.4 m/s 0.23 s later (`variant_scenarios.py
+/// --crowds`, `circle_n24_R10_r0.3`, now the fixture `circle-rail-24`, session 36). Their
+/// stops met 0.24 s on but neither 0.15 nor 0.3 s on: the times are a twelfth of the hold
+/// (0.05 s) apart.
+fn room_lost_within_hold(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    speed: f64,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let agent = &world.agents[key];
+    if agent.motion.phase != Phase::Moving {
+        return false;
+    }
+    let desc = agent.desc();
+    let hold = world.config().reversal_hold;
+    let position = agent.position();
+    let own_stop_length = desc.stop_distance(speed);
+    // Within the hold the agent covers `speed × hold` and a walker at most `max_speed × hold`;
+    // only walkers whose stops are shorter count (as in `room_to_stop_at`).
+    let reach =
+        (speed + world.max_speed) * hold + 2.0 * own_stop_length + desc.radius + world.max_radius;
+    candidates.clear();
+    world.grid.near(position, reach, candidates);
+    let touching = |other: &crate::world::Agent| desc.radius + other.desc().radius;
+    for &i in candidates.iter() {
+        let other_key = world.dense[i as usize];
+        let other = &world.agents[other_key];
+        if other_key == key
+            || !matches!(other.motion.phase, Phase::Moving | Phase::Starting { .. })
+            || (other.position() - position).dot(agent.direction()) <= 0.0
+        {
+            continue;
+        }
+        let Some(other_rail) = other.rail() else {
+            continue;
+        };
+        for delay in ROOM_DELAYS.map(|k| k * hold) {
+            let s = agent.motion.s + speed * delay;
+            let own_stop = crate::world::stop_plan_even(desc, s, speed);
+            let other_s = other.plan.s_at(delay);
+            let other_speed = other.plan.speed_at(delay);
+            if other_speed <= 0.0 {
+                continue;
+            }
+            let other_stop = crate::world::stop_plan_even(other.desc(), other_s, other_speed);
+            if other_stop.transition_distance() >= own_stop.transition_distance() {
+                continue;
+            }
+            let (at, other_at) = (rail.position(s), other_rail.position(other_s));
+            if beyond(
+                other_at - at,
+                other_stop.transition_distance() + own_stop.transition_distance() + touching(other),
+            ) {
+                continue;
+            }
+            if stops_meet(
+                (rail, own_stop, at, desc.radius),
+                (other_rail, other_stop, other_at),
+                touching(other),
+                samples,
+            ) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// [`room_to_stop`] as it would answer were the moving agent `key` walking at `speed` (m/s)
 /// where it is: a faster speed that it would answer with a slower one at the next query is
 /// not taken (a speed-up to 2.6 m/s slowed 0.03-0.4 s later by this rule was the flip left in
@@ -1893,23 +2012,22 @@ fn room_to_stop_at(
         ) {
             continue;
         }
-        let duration = stop_now
-            .transition_time
-            .max(other_stop.still + other_stop.transition_time);
-        let mut trajectory = Trajectory::on_rail_at(other_rail, other_stop, other.position());
-        sample_agent(&mut trajectory, other_desc.radius, duration, samples);
-        let meets = |speed: f64, samples: &[SweepSample]| {
+        let mut meets = |speed: f64| {
             let stop = stop_as_played(desc, &Motion { speed, ..motion });
-            let mut moved = Trajectory::on_rail_at(rail, stop, position);
-            sweep_pair(samples, &mut moved, touching, f64::INFINITY).is_some()
+            stops_meet(
+                (rail, stop, position, desc.radius),
+                (other_rail, other_stop, other.position()),
+                touching,
+                samples,
+            )
         };
-        if !meets(motion.speed, samples) {
+        if !meets(motion.speed) {
             continue;
         }
         trapped = true;
         // The fastest slower speed that keeps clear of this walker's stop.
         let clear = speeds_by_preference(desc, |v| v < motion.speed - SPEED_TOLERANCE)
-            .filter(|&v| !meets(v, samples))
+            .filter(|&v| !meets(v))
             .fold(f64::NEG_INFINITY, f64::max);
         slowest_clear = slowest_clear.min(clear);
     }
@@ -2476,6 +2594,74 @@ fn avoid_direction(direction: DVec2, to_collider: DVec2, collider_velocity: DVec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The closest approach of two stops, brute force (every millisecond).
+    fn closest_approach(
+        (rail, stop, at): (&Rail, MotionPlan, DVec2),
+        (other_rail, other_stop, other_at): (&Rail, MotionPlan, DVec2),
+    ) -> f64 {
+        let duration = stop
+            .transition_time
+            .max(other_stop.still + other_stop.transition_time);
+        let mut own = Trajectory::on_rail_at(rail, stop, at);
+        let mut other = Trajectory::on_rail_at(other_rail, other_stop, other_at);
+        (0..=(duration * 1000.0).ceil() as usize)
+            .map(|k| {
+                let t = (k as f64 / 1000.0).min(duration);
+                own.position(t).distance(other.position(t))
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Stops of an agent from 2.6 m/s and of walkers ahead from 0.8 and 1.4 m/s (shorter
+    /// stops), in eight directions over a grid of places: `stops_meet` says they meet exactly
+    /// when their closest approach, every millisecond, is under the radii (cases within 1 cm of
+    /// them left out). Sampled along the walker's shorter stop, as until session 36, the sweep
+    /// got some of these wrong.
+    #[test]
+    fn stops_meet_as_their_closest_approach_says() {
+        let desc = crate::AgentDesc::from_radius(0.4);
+        let touching = 0.8;
+        let rail = Rail::from_points(&[DVec2::ZERO, DVec2::new(20.0, 0.0)]).unwrap();
+        let stop = crate::world::stop_plan_even(&desc, 0.0, 2.6);
+        let mut samples = Vec::new();
+        let (mut cases, mut meets) = (0, 0);
+        for i in 0..=12 {
+            for j in 0..=12 {
+                let from = DVec2::new(0.5 + 0.25 * i as f64, -1.5 + 0.25 * j as f64);
+                for k in 0..8 {
+                    let heading = DVec2::from_angle(std::f64::consts::FRAC_PI_4 * k as f64);
+                    let other_rail = Rail::from_points(&[from, from + 10.0 * heading]).unwrap();
+                    for speed in [0.8, 1.4] {
+                        let other_stop = crate::world::stop_plan_even(&desc, 0.0, speed);
+                        let own = (&rail, stop, DVec2::ZERO);
+                        let other = (&other_rail, other_stop, from);
+                        let closest = closest_approach(own, other);
+                        if (closest - touching).abs() < 0.01 {
+                            continue;
+                        }
+                        let met = stops_meet(
+                            (&rail, stop, DVec2::ZERO, desc.radius),
+                            other,
+                            touching,
+                            &mut samples,
+                        );
+                        assert_eq!(
+                            met,
+                            closest < touching,
+                            "from {from:?} heading {k} at {speed}"
+                        );
+                        cases += 1;
+                        meets += usize::from(met);
+                    }
+                }
+            }
+        }
+        assert!(
+            meets > 100 && cases - meets > 100,
+            "{meets} of {cases} meet"
+        );
+    }
 
     /// A world on open-field with the default settings.
     pub(super) fn open_field_world() -> World {
