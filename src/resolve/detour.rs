@@ -559,7 +559,9 @@ impl World {
         if grid.index_of(goal).is_none_or(|cell| reached[cell]) {
             return None;
         }
-        let serial = agent.rail_serial;
+        // Every other agent's rail end counts as taken, the earlier rails' too: this agent is the
+        // one that moves now.
+        let serial = u64::MAX;
         let (_, spot) = reached
             .iter()
             .enumerate()
