@@ -1619,11 +1619,13 @@ fn room_closes(
         ) {
             return false;
         }
-        let duration = own_stop.transition_time.max(other_stop.transition_time);
-        let mut trajectory = Trajectory::on_rail_at(other_rail, other_stop, other_position);
-        sample_agent(&mut trajectory, other_desc.radius, duration, samples);
-        let mut moved = Trajectory::on_rail_at(rail, own_stop, position);
-        sweep_pair(samples, &mut moved, touching, f64::INFINITY).is_some()
+        // Sampled along the walker's stop, the longer one.
+        stops_meet(
+            (other_rail, other_stop, other_position, other_desc.radius),
+            (rail, own_stop, position),
+            touching,
+            samples,
+        )
     };
     [0.5 * hold, hold].into_iter().any(|delay| {
         meets_at(delay, rail, plan, samples) && !meets_at(delay, own_rail, agent.plan, samples)
@@ -1839,10 +1841,10 @@ fn room_to_stop(
     room_to_stop_at(world, key, rail, speed, candidates, samples)
 }
 
-/// Whether two stops meet, the discs within `touching` metres: the agent's (`rail`, its stop
-/// plan, where it is, its radius) sampled one step per radius of its travel, the other's
-/// (its rail, its stop plan, where it is) moved to those times. The agent's stop is the longer
-/// one where this is asked. Until session 36 the other's, shorter stop was sampled: a walker's
+/// Whether two stops meet, the discs within `touching` metres: the first (a rail, a stop plan,
+/// where it is, its radius) sampled one step per radius of its travel, the other (its rail,
+/// its stop plan, where it is) moved to those times. The first must be the longer stop. Until
+/// session 36 `room_to_stop_at` sampled the walker's, shorter stop: a walker's
 /// stop from 0.8 m/s gives four samples over the second of a stop from 2.6 m/s, and the steps'
 /// straight motions between them met stops that pass up to 3.5 cm clear (4 of 2,688 cases of
 /// `stops_meet_as_their_closest_approach_says`; none now).
