@@ -13,6 +13,10 @@ pub(crate) const RING_STEP_RADII: f64 = 0.5;
 /// Rings tried around a point (out to 24 × 0.5 = 12 radii).
 const FREE_SPOT_RINGS: usize = 24;
 
+/// The point of the rail this many radii before its end stands for the way it comes in: each
+/// ring's spots nearest it are tried first.
+const APPROACH_RADII: f64 = 8.0;
+
 /// Slack of the index queries, metres: covers an agent's position moving by rounding since the
 /// broad phase placed it (a rail rewritten under it starts where it stands, to the last bits).
 const INDEX_SLACK: f64 = 1e-6;
@@ -94,7 +98,8 @@ impl World {
     /// that spot; `None` when its end is free, or when no free spot within 12 radii can be
     /// reached (it then keeps its end).
     ///
-    /// Spots are tried on rings half a radius apart around the end, nearest first; a spot must
+    /// Spots are tried on rings half a radius apart around the end, nearest first, and on each
+    /// ring nearest first to the rail [`APPROACH_RADII`] before its end; a spot must
     /// be on the mesh, keep the radius from walls, be reachable from the old end in a straight
     /// line and not be taken. The rail's last stretch is replaced by a cubic Bézier that leaves
     /// the rail with its tangent (G1) and arrives heading straight for the spot, validated on
@@ -130,14 +135,34 @@ impl World {
                 .iter()
                 .any(|&(spot, r)| spot.distance(p) < radius + r + 2.0 * margin)
         };
-        ring_points(end, step, FREE_SPOT_RINGS)
-            .filter(|&spot| {
-                mesh.contains(spot)
-                    && mesh.wall_distance(spot) >= radius
-                    && !taken(spot)
-                    && mesh.is_reachable(end, spot)
-            })
-            .find_map(|spot| move_end(self, rail, s, spot, radius).map(|moved| (moved, spot)))
+        let free = |spot: &DVec2| {
+            mesh.contains(*spot)
+                && mesh.wall_distance(*spot) >= radius
+                && !taken(*spot)
+                && mesh.is_reachable(end, *spot)
+        };
+        // Each ring's spots nearest the way the rail comes in first: a crowd arriving from one
+        // side fills the near side of the point and leaves the far side's spots reachable.
+        let approach = rail.position((rail.length() - APPROACH_RADII * radius).max(s));
+        let mut ring: Vec<(f64, usize, DVec2)> = Vec::new();
+        for k in 1..=FREE_SPOT_RINGS {
+            ring.clear();
+            ring.extend(
+                ring_of(end, step, k)
+                    .enumerate()
+                    .map(|(j, spot)| (spot.distance(approach), j, spot)),
+            );
+            ring.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            if let Some(found) = ring
+                .iter()
+                .map(|&(_, _, spot)| spot)
+                .filter(free)
+                .find_map(|spot| move_end(self, rail, s, spot, radius).map(|moved| (moved, spot)))
+            {
+                return Some(found);
+            }
+        }
+        None
     }
 }
 
@@ -145,13 +170,16 @@ impl World {
 /// ring first, each ring cut into points about `step` apart (at least 6), counter-clockwise
 /// from +x. Deterministic, so the same world picks the same spot.
 pub(crate) fn ring_points(centre: DVec2, step: f64, rings: usize) -> impl Iterator<Item = DVec2> {
-    (1..=rings).flat_map(move |ring| {
-        let distance = ring as f64 * step;
-        let count = ((std::f64::consts::TAU * distance / step).ceil() as usize).max(6);
-        (0..count).map(move |j| {
-            let angle = std::f64::consts::TAU * j as f64 / count as f64;
-            centre + DVec2::from_angle(angle) * distance
-        })
+    (1..=rings).flat_map(move |ring| ring_of(centre, step, ring))
+}
+
+/// The points of ring `ring` (from 1) of [`ring_points`].
+fn ring_of(centre: DVec2, step: f64, ring: usize) -> impl Iterator<Item = DVec2> {
+    let distance = ring as f64 * step;
+    let count = ((std::f64::consts::TAU * distance / step).ceil() as usize).max(6);
+    (0..count).map(move |j| {
+        let angle = std::f64::consts::TAU * j as f64 / count as f64;
+        centre + DVec2::from_angle(angle) * distance
     })
 }
 
@@ -197,6 +225,45 @@ mod tests {
     use crate::world::{AgentDesc, Motion};
     use crate::AvoidanceConfig;
     use std::sync::Arc;
+
+    /// An agent sent to a point another agent stands on gets the free spot beside it on the
+    /// side its rail comes in from, whichever side that is: a crowd arriving from one side
+    /// fills the near side and leaves the far side reachable (until session 36 each ring was
+    /// tried counter-clockwise from +x, and an agent coming from the west was sent round to
+    /// the east).
+    #[test]
+    fn a_moved_destination_is_on_the_side_the_rail_comes_in() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/levels/open-field.json"
+        );
+        let level = Arc::new(Level::load(path).unwrap());
+        let goal = DVec2::new(15.0, 15.0);
+        for heading in 0..8 {
+            let from = goal - DVec2::from_angle(std::f64::consts::FRAC_PI_4 * heading as f64) * 8.0;
+            let mut world = World::new(level.clone(), AvoidanceConfig::default()).unwrap();
+            world
+                .add_agent(AgentDesc {
+                    position: goal,
+                    ..AgentDesc::default()
+                })
+                .unwrap();
+            let key = world
+                .add_agent(AgentDesc {
+                    position: from,
+                    ..AgentDesc::default()
+                })
+                .unwrap();
+            world
+                .set_rail(key, Rail::from_points(&[from, goal]).unwrap())
+                .unwrap();
+            let rail = world.agents[key].rail().unwrap().clone();
+            let (_, spot) = world.free_destination(key, &rail, 0.0).expect("moved");
+            let side = (spot - goal).normalize();
+            let back = (from - goal).normalize();
+            assert!(side.dot(back) > 0.9, "coming from {from:?}: spot {spot:?}");
+        }
+    }
 
     /// The index of rail ends answers as the scan over every agent does: random crowds on an
     /// open field, agents standing idle or on rails ending near each other, before and after
