@@ -66,6 +66,11 @@ const YIELD_RETRY: f64 = 1.0;
 /// plans a detour around all of them instead.
 const CIRCLING_BENDS: u32 = 4;
 
+/// Bends in a row without progress after which a standing agent no longer starts toward an
+/// agent with nowhere to go that it stopped for (`decide_standing`): half of
+/// [`CIRCLING_BENDS`].
+const STOPPED_FOR_BENDS: u32 = CIRCLING_BENDS / 2;
+
 /// Longest time past the horizon an overtaking bend's sweep reaches, seconds (see `decide`,
 /// step 4): a collider much slower than the agent but only a little slower than it would take
 /// longer to pass; past this the agent follows it as the chapter does.
@@ -1091,9 +1096,22 @@ fn decide_standing(
     // (every `Wait`, and a `Blocked` by a mover), the far-start test's check against the
     // movers is that same sweep over fewer agents and meets it too, so the test fails; it is
     // not run (its plain sweep was a sixth of a standing crowd's frame, plaza 1,000).
+    // Nor toward an agent with nowhere to go that it stopped for and waits on, once two of its
+    // bends have brought it no closer to its rail's end: it would stop short of it again. It
+    // takes the blocked way below instead (a bend from where it stands, the detours round the
+    // agent, then asking it to make way). Fixture `follow-tight-pass`: 0.35 m agents in the
+    // 2.4 m corridor, the one arrived leaving a few centimetres more than the room to pass; the
+    // other stopped, started and bent, every 1.5 s, to the end; now a detour round it takes it
+    // past, at 31.2 s.
+    let stopped_for = |blocker: AgentKey| {
+        world.agents[blocker].stands_for_good()
+            && agent.waiting_on.is_some_and(|(k, _)| k == blocker)
+            && agent.bends_without_progress >= STOPPED_FOR_BENDS
+    };
     let verdict = match verdict {
         StartVerdict::Blocked { blocker }
             if !world.agents[blocker].plan.moves()
+                && !stopped_for(blocker)
                 && far_standing_blocker(world, key, rail, motion.s, candidates, samples) =>
         {
             StartVerdict::Go
