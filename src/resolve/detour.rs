@@ -533,14 +533,13 @@ impl World {
         if agent.resume_goal.is_some() || from.distance(goal) > REJOIN_REACH {
             return None;
         }
-        let Window { mut grid, near, .. } = self.window(key, goal, WINDOW_MARGINS[0], |other| {
-            other.stands_for_good()
-        })?;
         // Only where several agents were sent to one point: this agent's end, or that of an
         // agent standing for good near its goal, was moved off a taken goal. An agent that
         // stands on its own goal in the way of another's (a corridor) makes way instead.
         let reach = FREE_SPOT_REACH_RADII * radius;
         let moved = |other: &crate::world::Agent| other.destination == DestinationCheck::Moved;
+        let mut near = Vec::new();
+        self.grid.near(goal, reach, &mut near);
         let shared = moved(agent)
             || near
                 .iter()
@@ -553,6 +552,9 @@ impl World {
         if !shared {
             return None;
         }
+        let Window { mut grid, .. } = self.window(key, goal, WINDOW_MARGINS[0], |other| {
+            other.stands_for_good()
+        })?;
         let start = grid.index_of(from)?;
         grid.free[start] = true;
         let reached = grid.reached_from(start);
