@@ -513,16 +513,18 @@ impl World {
         })
     }
 
-    /// A rail to the nearest spot of its goal that the agent `key` can reach, when
-    /// agents standing with nowhere to go seal its goal off (a crowd sent to one point: the
-    /// destination check gave this agent a free spot beside the point, and the others,
-    /// arriving first, stood round it); `None` when the goal is within [`REJOIN_REACH`] and
-    /// can be reached, or no such spot is free.
+    /// A rail to the nearest spot of its goal that the agent `key` can reach, when agents
+    /// standing with nowhere to go seal its goal off and several agents were sent there (a
+    /// crowd sent to one point: the destination check gave this agent a free spot beside the
+    /// point, and the others, arriving first, stood round it). `None` when the agent yields,
+    /// its goal is further than [`REJOIN_REACH`], no agent's end near the goal (its own
+    /// included) was moved off a taken goal, the goal can be reached, or no spot is free.
     ///
-    /// On the grid of [`World::window`] kept out of those agents only (one waiting to go on
-    /// will clear the way): the cells reached from the agent's, and of those within
-    /// [`FREE_SPOT_REACH_RADII`] of the goal and not taken (the destination check's test), the
-    /// nearest to the goal (ties to the lower cell index); the way there as a detour's.
+    /// On the grid of [`World::window`] kept out of agents standing for good only (one waiting
+    /// to go on will clear the way): the cells reached from the agent's, and of those within
+    /// [`FREE_SPOT_REACH_RADII`] of the goal and not taken (the destination check's test, with
+    /// every other agent's rail end counted), the nearest to the goal (ties to the lower cell
+    /// index); the way there as a detour's.
     pub(super) fn sealed_goal_detour(&self, key: AgentKey) -> Option<Detour> {
         let agent = &self.agents[key];
         let rail = agent.rail()?;
