@@ -48,8 +48,8 @@ S.append(scenario("follow", "corridor", 40.0, [
 ]))
 
 # The same with 0.35 m agents: the faster one overtakes and stands on its goal, leaving the
-# slower one a few centimetres more than the room to pass. Its bends failed, each start toward it ended in a
-# stop short of it, and it stopped, started and bent there to the end (session 36).
+# slower one a few centimetres more than the room to pass. Its bends failed, each start toward
+# it ended in a stop short of it, and it stopped, started and bent there to the end (session 36).
 S.append(scenario("follow-tight-pass", "corridor", 40.0, [
     agent((6, 1.2), (28, 1.2), speed=0.8, speeds=[0.8, 1.4], radius=0.35),
     agent((2, 1.2), (26.5, 1.2), speed=1.4, speeds=[0.8, 1.4], radius=0.35),
