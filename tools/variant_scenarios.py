@@ -13,13 +13,13 @@ every agent with a goal reached, no collision, nothing off the mesh, no order fl
 ratio at most 1.5.
 
     python3 tools/variant_scenarios.py target/release/sidestep [--out DIR] [--only SUBSTRING]
-        [--crowds]
+        [--crowds] [--dt SECONDS]
 
 With `--crowds`, the named crowd fixtures' situations varied instead (session 36): agents sent
 to one point (5 to 20, radii 0.3 to 0.5 m, from a circle together or 0.2 s apart, from a block
 to one side, or as the `shared-destination` fixture with 3 to 12 agents), circles to the
 antipodes (6 to 30 agents, circles of 6 and 10 m), doors 1 to 2 m wide with crowds each way or
-one way, and two-way corridors.
+one way, and two-way corridors. `--dt` plays every case at that time step instead of its own.
 
 Some variants cannot meet every bar by construction: two 0.4 m agents in a 1.8 m corridor pass
 1 m apart, but a start needs 1.08 m (the resume inflation), and an agent that must wait in an
@@ -68,9 +68,12 @@ def stationary(p, r=0.4):
     return {"start": list(p), "radius": r, "mode": "stationary"}
 
 
+DT = None
+
+
 def scen(name, lvl, agents, duration=60.0, dt=0.0333):
-    d = {"name": name, "level": lvl, "dt": dt, "duration": duration, "seed": 1, "avoidance": {},
-         "agents": agents}
+    d = {"name": name, "level": lvl, "dt": DT or dt, "duration": duration, "seed": 1,
+         "avoidance": {}, "agents": agents}
     path = f'{OUT}/{name}.json'
     with open(path, 'w') as f:
         json.dump(d, f)
@@ -236,7 +239,11 @@ def main():
     parser.add_argument("--crowds", action="store_true",
                         help="the named crowd fixtures' situations varied instead (shared "
                              "destinations, circles, doors, bottlenecks, two-way corridors)")
+    parser.add_argument("--dt", type=float, default=None,
+                        help="every case's time step, seconds (default: each case's own)")
     args = parser.parse_args()
+    global DT
+    DT = args.dt
     paths = [p for p in make_cases(args.out, args.crowds) if args.only in os.path.basename(p)]
 
     def play(path):
