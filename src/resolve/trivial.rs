@@ -1881,28 +1881,16 @@ fn stops_meet(
     sweep_pair(samples, &mut moved, touching, f64::INFINITY).is_some()
 }
 
-/// The times [`room_lost_within_hold`] looks at, in reversal holds from now (0.05 s apart at
-/// the default hold): at a quarter, a half, three quarters and the whole hold the flip above
-/// was missed.
-const ROOM_DELAYS: [f64; 12] = [
-    1.0 / 12.0,
-    2.0 / 12.0,
-    3.0 / 12.0,
-    4.0 / 12.0,
-    5.0 / 12.0,
-    6.0 / 12.0,
-    7.0 / 12.0,
-    8.0 / 12.0,
-    9.0 / 12.0,
-    10.0 / 12.0,
-    11.0 / 12.0,
-    1.0,
-];
+/// [`room_lost_within_hold`] looks at the hold's end and at each of this many equal steps up
+/// to it (0.05 s apart at the default hold): at a quarter, a half, three quarters and the
+/// whole hold the flip it is for was missed.
+const ROOM_STEPS: usize = 12;
 
 /// Whether the moving agent `key` sped up to `speed` (m/s) on `rail` would lose its room to
 /// stop behind a walker ahead within the reversal hold, where [`room_to_stop_at`] checks only
-/// now: at each of [`ROOM_DELAYS`], `key` gone on at `speed` and each walker ahead with the
-/// shorter stop gone on by its plan, then both stopping (evenly), the discs touching. The
+/// now: every twelfth of the hold ([`ROOM_STEPS`]), `key` gone on at `speed` and each walker
+/// ahead with the shorter stop gone on by its plan, then both stopping (evenly), the discs
+/// touching. The
 /// room-to-stop rule would take the speed-up back before its hold is over, a flip: on a circle
 /// of 24, a walker sped up to 2.6 m/s for a graze at the sweep's edge, closed on a walker at
 /// 0.8 m/s converging ahead, and was slowed to 1.4 m/s 0.23 s later (`variant_scenarios.py
@@ -1944,7 +1932,8 @@ fn room_lost_within_hold(
         let Some(other_rail) = other.rail() else {
             continue;
         };
-        for delay in ROOM_DELAYS.map(|k| k * hold) {
+        for step in 1..=ROOM_STEPS {
+            let delay = (step as f64 / ROOM_STEPS as f64) * hold;
             let s = agent.motion.s + speed * delay;
             let own_stop = crate::world::stop_plan_even(desc, s, speed);
             let other_s = other.plan.s_at(delay);
@@ -2688,6 +2677,15 @@ mod tests {
         World::new(open_field(), crate::AvoidanceConfig::default()).unwrap()
     }
 
+    /// A world on the doorway fixture level (a 1.2 m door at x 10) with the default settings.
+    pub(super) fn doorway_world() -> World {
+        World::new(
+            crate::level::fixture_level("doorway"),
+            crate::AvoidanceConfig::default(),
+        )
+        .unwrap()
+    }
+
     /// An agent of radius 0.4 m with `speeds` on a straight rail north from (10, 15) to
     /// (10, 30) on open-field, with `motion`.
     pub(super) fn north_from_10_15(
@@ -3141,11 +3139,7 @@ mod minimising_bend_tests {
         // the door) may start and clear the way: for it the walker still slows.
         use crate::world::{line_agent, Motion};
         let order = |through_the_door: bool| {
-            let mut world = World::new(
-                crate::level::fixture_level("doorway"),
-                crate::AvoidanceConfig::default(),
-            )
-            .unwrap();
+            let mut world = super::tests::doorway_world();
             let speeds = [0.8, 1.4];
             let walker = line_agent(
                 &mut world,
@@ -3186,11 +3180,7 @@ mod minimising_bend_tests {
         // (`STREAM_WAIT_RADII`); without it, it walks on toward the 5-radii wait.
         use crate::world::{line_agent, Motion};
         let order = |with_follower: bool| {
-            let mut world = World::new(
-                crate::level::fixture_level("doorway"),
-                crate::AvoidanceConfig::default(),
-            )
-            .unwrap();
+            let mut world = super::tests::doorway_world();
             let speeds = [0.8, 1.4];
             line_agent(
                 &mut world,
@@ -3340,11 +3330,7 @@ mod minimising_bend_tests {
         // way passes 1.5 m off, one whose way passes through it but waits on no one, and one
         // behind it waiting for the same turn through the door (it goes after it anyway).
         use crate::world::{line_agent, Motion};
-        let mut world = World::new(
-            crate::level::fixture_level("doorway"),
-            crate::AvoidanceConfig::default(),
-        )
-        .unwrap();
+        let mut world = super::tests::doorway_world();
         let mut add = |from: DVec2, to: DVec2| {
             line_agent(&mut world, from, to, &[0.8, 1.4], Motion::standing(0.0))
         };
