@@ -13,13 +13,15 @@ every agent with a goal reached, no collision, nothing off the mesh, no order fl
 ratio at most 1.5.
 
     python3 tools/variant_scenarios.py target/release/sidestep [--out DIR] [--only SUBSTRING]
-        [--crowds] [--dt SECONDS]
+        [--crowds | --fixture-gaits] [--dt SECONDS]
 
 With `--crowds`, the named crowd fixtures' situations varied instead (session 36): agents sent
 to one point (5 to 20, radii 0.3 to 0.5 m, from a circle together or 0.2 s apart, from a block
 to one side, or as the `shared-destination` fixture with 3 to 12 agents), circles to the
 antipodes (6 to 30 agents, circles of 6 and 10 m), doors 1 to 2 m wide with crowds each way or
-one way, and two-way corridors. `--dt` plays every case at that time step instead of its own.
+one way, and two-way corridors. With `--fixture-gaits`, the committed fixtures of rail agents
+(not the real-level crowds) with every rail agent given one speed, two speeds, the preferred
+speed 0.8 m/s, or radius 0.35 m. `--dt` plays every case at that time step instead of its own.
 
 Some variants cannot meet every bar by construction: two 0.4 m agents in a 1.8 m corridor pass
 1 m apart, but a start needs 1.08 m (the resume inflation), and an agent that must wait in an
@@ -37,13 +39,15 @@ OUT = None
 cases = []
 
 
-def make_cases(out, crowds=False):
+def make_cases(out, crowds=False, fixture_gaits=False):
     global OUT
     OUT = out
     os.makedirs(OUT, exist_ok=True)
     cases.clear()
     if crowds:
         build_crowds()
+    elif fixture_gaits:
+        build_fixture_gaits()
     else:
         build()
     return list(cases)
@@ -212,6 +216,38 @@ def build_crowds():
             scen(f'corr2way_W{W}_n{per}', lv, ags)
 
 
+def build_fixture_gaits():
+    """The committed fixtures of rail agents (not the real-level crowds) with every rail agent
+    given one speed [1.4], two speeds [1.0, 1.4], the preferred speed 0.8 of [0.8, 1.4, 2.6],
+    or radius 0.35 m (session 36)."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fixtures', 'scenarios')
+    skip = ('tradeshow-1000', 'arena-200', 'arena-200-jittered', 'tradeshow-300',
+            'tradeshow-300-jittered')
+    variants = [
+        ('one-speed', lambda a: dict(a, speeds=[1.4], speed=1.4)),
+        ('two-speeds', lambda a: dict(a, speeds=[1.0, 1.4], speed=1.4)),
+        ('slow-pref', lambda a: dict(a, speeds=[0.8, 1.4, 2.6], speed=0.8)),
+        ('r0.35', lambda a: dict(a, radius=0.35)),
+    ]
+    for name in sorted(os.listdir(root)):
+        with open(os.path.join(root, name)) as f:
+            s = json.load(f)
+        if (s['name'] in skip or s['name'].startswith('rvo2') or 'ttc' in s['name']
+                or 'mixed' in s['name']):
+            continue
+        lvl = os.path.abspath(os.path.join(root, s['level']))
+        for tag, change in variants:
+            agents = [change(a) if a.get('mode', 'rail') == 'rail' and 'goal' in a else a
+                      for a in s['agents']]
+            d = dict(s, level=lvl, name=f"{s['name']}_{tag}", agents=agents)
+            if DT:
+                d['dt'] = DT
+            path = f"{OUT}/{d['name']}.json"
+            with open(path, 'w') as f:
+                json.dump(d, f)
+            cases.append(path)
+
+
 def bars_missed(path, m):
     if 'error' in m:
         return ['error: ' + m['error']]
@@ -239,12 +275,15 @@ def main():
     parser.add_argument("--crowds", action="store_true",
                         help="the named crowd fixtures' situations varied instead (shared "
                              "destinations, circles, doors, bottlenecks, two-way corridors)")
+    parser.add_argument("--fixture-gaits", action="store_true",
+                        help="the committed fixtures with other gaits and radii instead")
     parser.add_argument("--dt", type=float, default=None,
                         help="every case's time step, seconds (default: each case's own)")
     args = parser.parse_args()
     global DT
     DT = args.dt
-    paths = [p for p in make_cases(args.out, args.crowds) if args.only in os.path.basename(p)]
+    paths = [p for p in make_cases(args.out, args.crowds, args.fixture_gaits)
+             if args.only in os.path.basename(p)]
 
     def play(path):
         out = subprocess.run([args.binary, "run", path, "--json"], capture_output=True, text=True)
