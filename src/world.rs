@@ -26,8 +26,6 @@ use crate::level::Level;
 use crate::rail::Rail;
 use crate::resolve::{OrderKind, Side};
 pub(crate) use grid::AgentGrid;
-#[cfg(feature = "parallel")]
-pub(crate) use grid::CellRect;
 pub(crate) use narrows::Narrow;
 pub(crate) use spots::SpotIndex;
 

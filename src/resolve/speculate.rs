@@ -7,17 +7,20 @@
 //! moving agent's sweep at its current plan; a standing agent's start check), which is most of
 //! the detection work of a frame. An answer computed ahead is used when the query asks for
 //! exactly that sweep (same agent, rail, plan, inflation, extra time), the world's largest speed
-//! and radius (which size the broad-phase query) have not grown, and no agent listed in any
-//! grid cell the sweep looked at has received an order this frame (orders are the only changes
-//! to agents during `query_all`; the grid itself is not rebuilt during it). Otherwise the query
-//! sweeps afresh. Either way the answer is what the sequential query computes, bit for bit:
-//! the same function on the same data.
+//! and radius (which size the broad-phase query) have not grown, and no agent that has received
+//! an order this frame could have been swept by it: none is listed in the broad phase's square,
+//! or each one listed there fails the sweep's disc test both as it was when the answer was
+//! computed and as it is now. (Orders are the only changes to agents during `query_all` that a
+//! sweep reads; the grid itself is not rebuilt during it.) An agent the disc test drops is never
+//! swept, so it cannot change the answer either way. Otherwise the query sweeps afresh. Either
+//! way the answer is what the sequential query computes, bit for bit: the same function on the
+//! same data.
 
 use std::cell::RefCell;
 
-use super::trivial::{detect_fresh, Colliders, Hysteresis, Sweep};
+use super::trivial::{detect_fresh, Colliders, Hysteresis, LookedAt, Sweep};
 use crate::detect::{Collision, MotionPlan, SweepSample};
-use crate::world::{plan_of, start_plan, AgentKey, CellRect, Phase, World};
+use crate::world::{plan_of, start_plan, AgentKey, HotAgent, Phase, World};
 
 /// One agent's sweep computed ahead.
 #[derive(Clone, Copy, Debug)]
@@ -31,11 +34,11 @@ struct Entry {
     resume: bool,
     /// The answer.
     found: Option<Collision>,
-    /// The grid cells whose agents it looked at (`None`: it looked at no agent).
-    cells: Option<CellRect>,
+    /// What it looked at (`None`: no agent).
+    looked_at: Option<LookedAt>,
 }
 
-/// Sweeps computed ahead for one `query_all`, and which grid cells have changed since.
+/// Sweeps computed ahead for one `query_all`, and which agents have changed since.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Speculation {
     /// Between [`World::speculate`] and [`World::end_speculation`].
@@ -49,13 +52,22 @@ pub(crate) struct Speculation {
     max_radius: f64,
     /// By dense index.
     entries: Vec<Option<Entry>>,
-    /// By grid cell: an agent listed there received an order this frame.
-    changed: Vec<bool>,
+    /// The agents that received an order this frame, in order: dense index, and the state the
+    /// sweeps computed ahead saw (before the order).
+    changed: Vec<(u32, HotAgent)>,
 }
 
 /// Fewer agents than this are queried sequentially only: handing work to the thread pool costs
 /// microseconds, a small world's whole frame less.
 pub(crate) const PARALLEL_MIN_AGENTS: usize = 256;
+
+/// Agents a thread sweeps ahead at a time: a lock taken every 16 sweeps (~30 µs of work in a
+/// crowd) costs nothing against them, and the last chunk leaves the other thread little to
+/// wait for.
+const SPECULATION_CHUNK: usize = 16;
+
+/// `Speculation::changed` has room for the orders of one agent in this many.
+const CHANGED_SHARE: usize = 8;
 
 thread_local! {
     /// Each thread's sweep buffers: they keep their size from frame to frame, so a steady-state
@@ -95,15 +107,15 @@ impl Speculation {
         if !same {
             return None;
         }
-        if let Some(CellRect { x0, y0, x1, y1 }) = entry.cells {
-            let columns = world.grid.columns();
-            for y in y0..=y1 {
-                if self.changed[y * columns + x0..=y * columns + x1]
-                    .iter()
-                    .any(|&c| c)
-                {
-                    return None;
-                }
+        if let Some(LookedAt { reach, disc }) = entry.looked_at {
+            // An agent changed since could have been swept only if the broad phase lists it
+            // and the disc test keeps it, then or now.
+            let could_sweep = |&(index, before): &(u32, HotAgent)| {
+                world.grid.lists(index as usize, disc.origin, reach)
+                    && (disc.keeps(&before) || disc.keeps(&world.hot[index as usize]))
+            };
+            if self.changed.iter().any(could_sweep) {
+                return None;
             }
         }
         Some(entry.found)
@@ -116,24 +128,21 @@ impl Speculation {
         }
     }
 
-    /// The agent being queried received an order that changes its motion or rail.
-    pub fn note_change(&mut self, world_grid: &crate::world::AgentGrid, key: AgentKey) {
+    /// The agent being queried received an order that changes its motion or rail; `before` is
+    /// its state when the sweeps were computed ahead.
+    pub fn note_change(&mut self, key: AgentKey, before: HotAgent) {
         let Some((index, current)) = self.current.filter(|_| self.active) else {
             return;
         };
-        if current != key {
-            return;
-        }
-        if let Some(cell) = world_grid.cell_of(index) {
-            if let Some(flag) = self.changed.get_mut(cell) {
-                *flag = true;
-            }
+        if current == key {
+            self.changed.push((index as u32, before));
         }
     }
 
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.entries.capacity() * std::mem::size_of::<Option<Entry>>() + self.changed.capacity()
+        self.entries.capacity() * std::mem::size_of::<Option<Entry>>()
+            + self.changed.capacity() * std::mem::size_of::<(u32, HotAgent)>()
     }
 }
 
@@ -178,7 +187,6 @@ impl World {
     /// Compute every agent's first sweep of the frame ahead, in parallel (rayon's pool), and
     /// start using the answers (see the module documentation).
     pub(crate) fn speculate(&mut self) {
-        use rayon::prelude::*;
         if self.speculation.off || self.dense.len() < PARALLEL_MIN_AGENTS {
             return;
         }
@@ -186,20 +194,36 @@ impl World {
         spec.entries.clear();
         spec.entries.resize(self.dense.len(), None);
         spec.changed.clear();
-        spec.changed.resize(self.grid.cell_count(), false);
+        // Room for an order to one agent in eight (a crowd's frame gives a few in a hundred;
+        // 56 B each, so not one for every agent, which took the parallel build's largest
+        // memory over the 1 KiB per agent), so that a steady-state frame allocates nothing.
+        spec.changed.reserve(self.dense.len() / CHANGED_SHARE);
         spec.max_speed = self.max_speed;
         spec.max_radius = self.max_radius;
         spec.current = None;
         let world = &*self;
-        spec.entries
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(index, entry)| {
-                SCRATCH.with(|scratch| {
-                    let (candidates, samples) = &mut *scratch.borrow_mut();
-                    *entry = world.first_sweep(index, candidates, samples);
-                });
+        // The calling thread sweeps too, taking chunks of agents in turn with the pool's
+        // threads: handed whole to the pool (`par_iter_mut`), the work waited on a worker
+        // waking, and on this 2-core machine the second one mostly woke when it was done
+        // (`perf`: 63 samples against 333; docs/PERFORMANCE.md, session 37).
+        let chunks = std::sync::Mutex::new(spec.entries.chunks_mut(SPECULATION_CHUNK).enumerate());
+        let sweep_chunks = || {
+            SCRATCH.with(|scratch| {
+                let (candidates, samples) = &mut *scratch.borrow_mut();
+                while let Ok(Some((chunk_index, chunk))) = chunks.lock().map(|mut c| c.next()) {
+                    let first = chunk_index * SPECULATION_CHUNK;
+                    for (offset, entry) in chunk.iter_mut().enumerate() {
+                        *entry = world.first_sweep(first + offset, candidates, samples);
+                    }
+                }
             });
+        };
+        rayon::in_place_scope(|scope| {
+            for _ in 1..rayon::current_num_threads() {
+                scope.spawn(|_| sweep_chunks());
+            }
+            sweep_chunks();
+        });
         spec.active = true;
         self.speculation = spec;
     }
@@ -248,14 +272,92 @@ impl World {
             Phase::Standing | Phase::Stopping { .. } => return None,
         };
         let plan = PlanBits::of(&sweep.plan)?;
-        let (found, square) = detect_fresh(self, &sweep, candidates, samples);
+        let (found, looked_at) = detect_fresh(self, &sweep, candidates, samples);
         Some(Entry {
             key,
             rail: std::ptr::from_ref(rail) as usize,
             plan,
             resume: matches!(motion.phase, Phase::Standing),
             found,
-            cells: square.and_then(|(centre, reach)| self.grid.cells_near(centre, reach)),
+            looked_at,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::DVec2;
+
+    use super::*;
+    use crate::world::{line_agent, Motion};
+
+    /// An agent that received an order counts against an answer computed ahead if the sweep's
+    /// disc test keeps it as it is now, not only as it was: standing 6 m off a walker's way it
+    /// is beyond the walker's sweep, started it is within reach (the test of the orders bit for
+    /// bit, `tests/parallel.rs`, has no such case, and passes without the second check).
+    #[test]
+    fn an_agent_that_an_order_brings_within_reach_drops_the_answer_computed_ahead() {
+        let level = crate::level::fixture_level("open-field");
+        let mut world = World::new(level, crate::AvoidanceConfig::default()).unwrap();
+        let walker = line_agent(
+            &mut world,
+            DVec2::new(10.0, 15.0),
+            DVec2::new(10.0, 30.0),
+            &[1.4],
+            Motion::moving(0.0, 1.4),
+        );
+        let other = line_agent(
+            &mut world,
+            DVec2::new(16.0, 15.0),
+            DVec2::new(26.0, 15.0),
+            &[1.4],
+            Motion::standing(0.0),
+        );
+        world.ensure_grid();
+        let (index, slot) = (
+            world.agents[walker].slot as usize,
+            world.agents[other].slot as usize,
+        );
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let entry = world
+            .first_sweep(index, &mut candidates, &mut samples)
+            .expect("a walker's sweep is speculated");
+        let looked_at = entry
+            .looked_at
+            .expect("the sweep looked at the other agent");
+        assert!(world
+            .grid
+            .lists(slot, looked_at.disc.origin, looked_at.reach));
+        let before = world.hot[slot];
+        assert!(
+            !looked_at.disc.keeps(&before),
+            "standing, it is out of reach"
+        );
+        // `speculate`'s state, with the other agent's order noted as `query_with` notes it.
+        let mut spec = Speculation {
+            active: true,
+            max_speed: world.max_speed,
+            max_radius: world.max_radius,
+            ..Speculation::default()
+        };
+        spec.entries.resize(world.dense.len(), None);
+        spec.entries[index] = Some(entry);
+        spec.current = Some((slot, other));
+        spec.note_change(other, before);
+        spec.set_current(index, walker);
+        let agent = &world.agents[walker];
+        let rail = agent.rail.as_deref().unwrap();
+        let sweep = Sweep::ahead(walker, rail, plan_of(&agent.desc, &agent.motion), 0.0);
+        assert!(
+            spec.lookup(&world, &sweep).is_some(),
+            "still standing, it changes nothing"
+        );
+        // Started: within reach now.
+        world.set_motion(other, Motion::moving(0.0, 1.4)).unwrap();
+        assert!(looked_at.disc.keeps(&world.hot[slot]));
+        let agent = &world.agents[walker];
+        let rail = agent.rail.as_deref().unwrap();
+        let sweep = Sweep::ahead(walker, rail, plan_of(&agent.desc, &agent.motion), 0.0);
+        assert!(spec.lookup(&world, &sweep).is_none());
     }
 }

@@ -19,7 +19,7 @@ use crate::geometry::left_normal;
 use crate::rail::Rail;
 use crate::world::{
     plan_of, start_plan, stop_as_played, stop_plan, turning_on_the_spot, AgentKey,
-    DestinationCheck, Motion, Phase, SpeedStep, World, WorldError, SPEED_TOLERANCE,
+    DestinationCheck, HotAgent, Motion, Phase, SpeedStep, World, WorldError, SPEED_TOLERANCE,
 };
 
 /// A collider moving within this angle of the agent's line counts as moving along it (for the
@@ -251,10 +251,12 @@ impl World {
             sink.collision(key, collision);
         }
         sink.order(key, &decision.order);
+        #[cfg(feature = "parallel")]
+        let before = self.hot[self.agents[key].slot as usize];
         self.apply(key, &mut decision);
         #[cfg(feature = "parallel")]
         if !matches!(decision.order, Order::Continue | Order::Wait { .. }) {
-            self.speculation.note_change(&self.grid, key);
+            self.speculation.note_change(key, before);
         }
         Ok(Some(decision.order))
     }
@@ -2293,14 +2295,15 @@ pub(crate) fn detect(
     detect_fresh(world, sweep, candidates, samples).0
 }
 
-/// [`detect`] computed afresh, with the square (centre, half-side in metres) of the broad-phase
-/// query whose agents it looked at (`None` when it looked at none).
+/// [`detect`] computed afresh, with what it looked at (`None` when it looked at no agent): the
+/// agents the broad phase lists within `reach` metres (a square's half-side) of the disc test's
+/// origin, of which it swept only those the disc test keeps.
 pub(crate) fn detect_fresh(
     world: &World,
     sweep: &Sweep<'_>,
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
-) -> (Option<Collision>, Option<(DVec2, f64)>) {
+) -> (Option<Collision>, Option<LookedAt>) {
     let config = world.config();
     let agent = &world.agents[sweep.key];
     let desc = agent.desc();
@@ -2354,6 +2357,10 @@ pub(crate) fn detect_fresh(
         grow,
     };
     keep_within_discs(world, candidates, &disc);
+    let looked_at = LookedAt {
+        reach: square.1,
+        disc,
+    };
     // The contact with one candidate (a slot of `world.hot`) if it is no later than `cutoff`
     // seconds: the same contact whatever the cutoff, when there is one by then (the pair
     // sweeps stop at the first contact, and only pass over steps after the cutoff).
@@ -2421,7 +2428,7 @@ pub(crate) fn detect_fresh(
         |(contact, _)| contact.time,
     );
     let Some((contact, collider)) = best else {
-        return (None, Some(square));
+        return (None, Some(looked_at));
     };
     let direction = sweep.rail.sample(contact.agent_s).tangent;
     let to = contact.collider_position - contact.agent_position;
@@ -2437,7 +2444,18 @@ pub(crate) fn detect_fresh(
         overlap: contact.overlap,
         avoid_direction: avoid_direction(direction, to, contact.collider_velocity),
     };
-    (Some(collision), Some(square))
+    (Some(collision), Some(looked_at))
+}
+
+/// What a sweep looked at ([`detect_fresh`]): the broad phase's square and the disc test.
+/// (Read only by the feature `parallel`'s speculation.)
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+pub(crate) struct LookedAt {
+    /// The square's half-side, metres, round `disc.origin`.
+    pub reach: f64,
+    /// The test every agent listed in the square passed or failed.
+    pub disc: DiscTest,
 }
 
 /// The earliest of `count` candidates' contacts, ties to the one listed first: the first
@@ -2512,9 +2530,10 @@ fn runs_through(collider: &crate::world::Agent, spot: DVec2, radii: f64) -> bool
 
 /// The numbers of [`detect_fresh`]'s detection-range disc test that do not depend on the
 /// collider.
-struct DiscTest {
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DiscTest {
     /// Where the agent is, metres.
-    origin: DVec2,
+    pub origin: DVec2,
     /// The sweep's range along the rail, metres.
     range: f64,
     /// The sweep's duration, seconds.
@@ -2544,16 +2563,22 @@ fn keep_within_discs(world: &World, candidates: &mut Vec<u32>, disc: &DiscTest) 
     let mut kept = 0;
     for k in 0..candidates.len() {
         let slot = candidates[k];
-        let hot = &world.hot[slot as usize];
-        let to = hot.position - disc.origin;
-        let inflated = if hot.may_move { disc.grow } else { 1.0 };
-        let radii = (disc.radius + hot.radius + 2.0 * disc.margin) * inflated;
-        let limit = disc.range + hot.range.max(hot.max_speed * disc.duration) + radii;
-        let out = limit < 0.0 || to.length_squared() > limit * limit * (1.0 + 1e-12);
         candidates[kept] = slot;
-        kept += usize::from(!out);
+        kept += usize::from(disc.keeps(&world.hot[slot as usize]));
     }
     candidates.truncate(kept);
+}
+
+impl DiscTest {
+    /// Whether [`keep_within_discs`] keeps a collider in this state (see there).
+    #[inline]
+    pub(crate) fn keeps(&self, hot: &HotAgent) -> bool {
+        let to = hot.position - self.origin;
+        let inflated = if hot.may_move { self.grow } else { 1.0 };
+        let radii = (self.radius + hot.radius + 2.0 * self.margin) * inflated;
+        let limit = self.range + hot.range.max(hot.max_speed * self.duration) + radii;
+        !(limit < 0.0 || to.length_squared() > limit * limit * (1.0 + 1e-12))
+    }
 }
 
 /// `to.length() > limit`, bit for bit, mostly without the square root: its latency stalled the

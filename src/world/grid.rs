@@ -127,24 +127,6 @@ impl AgentGrid {
         Some(CellRect { x0, y0, x1, y1 })
     }
 
-    /// Number of cells.
-    #[cfg(feature = "parallel")]
-    pub fn cell_count(&self) -> usize {
-        self.columns * self.rows
-    }
-
-    /// Columns per row.
-    #[cfg(feature = "parallel")]
-    pub fn columns(&self) -> usize {
-        self.columns
-    }
-
-    /// The cell of agent `index` (as given to the last rebuild), row-major.
-    #[cfg(feature = "parallel")]
-    pub fn cell_of(&self, index: usize) -> Option<usize> {
-        self.cell_of.get(index).map(|&c| c as usize)
-    }
-
     /// Whether [`AgentGrid::near`] for `centre` and `reach` lists agent `index` (as numbered
     /// at the last rebuild), without listing the others.
     pub fn lists(&self, index: usize, centre: DVec2, reach: f64) -> bool {
