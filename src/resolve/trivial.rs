@@ -66,6 +66,15 @@ const YIELD_RETRY: f64 = 1.0;
 /// plans a detour around all of them instead.
 const CIRCLING_BENDS: u32 = 4;
 
+/// A moving agent that bends without progress round an agent with nowhere to go standing
+/// within this many of its radii of its rail's end looks at once whether the agents standing
+/// there seal its goal off (`World::sealed_goal_detour`), instead of after [`CIRCLING_BENDS`]:
+/// the sealed goal's own reach. Variant `shared_block_n14` of `tools/variant_scenarios.py
+/// --crowds`: the last agent bent round the crowd at the goal for 27 s, its count of bends
+/// without progress twice set back by a bend a metre nearer (fixture
+/// `shared-destination-block`).
+const CIRCLING_NEAR_END_RADII: f64 = 12.0;
+
 /// Bends in a row without progress after which a standing agent no longer starts toward an
 /// agent with nowhere to go that it stopped for (`decide_standing`): half of
 /// [`CIRCLING_BENDS`].
@@ -832,19 +841,33 @@ fn decide(
         let waiting_helps = (collider.plan.moves() || collider.wants_to_move())
             && !coming_at_us
             && !stands_for_good;
-        // Circling around agents with nowhere to go: a path around all of them (the search
-        // counts against the frame's budget whatever it finds).
-        let searched_detour = !collider.wants_to_move()
-            && agent.bends_without_progress >= CIRCLING_BENDS
+        // Circling around agents with nowhere to go: a path around all of them. Near its
+        // rail's end, one bend without progress round such an agent is enough to look whether
+        // they seal its goal off (a crowd sent to one point: `sealed_goal_detour`, which
+        // answers only there). Either search counts against the frame's budget whatever it
+        // finds.
+        let stands_near_end = !collider.wants_to_move()
+            && collider.position().distance(rail.end()) <= CIRCLING_NEAR_END_RADII * desc.radius;
+        let circling = !collider.wants_to_move() && agent.bends_without_progress >= CIRCLING_BENDS;
+        let searched_detour = (circling || stands_near_end && agent.bends_without_progress >= 1)
             && world.detour_searches < DETOUR_SEARCHES_PER_FRAME;
         if searched_detour {
-            if let Some(found) = world.checked_detour(key, candidates, samples) {
-                return found.into_decision(collision);
+            if circling {
+                if let Some(found) = world.checked_detour(key, candidates, samples) {
+                    return found.into_decision(collision);
+                }
             }
-            // No way round them to its goal: they stand round it (a crowd sent to one point).
-            // Its goal moves to the nearest spot it can reach.
+            // No way round them to its goal: they stand round it. Its goal moves to the
+            // nearest spot it can reach, unless the way there, while the collision can wait a
+            // frame, crosses a walker's fresh start or speed-up behind it
+            // (`reverses_fresh_walker`, as for a bend).
             if let Some(found) = world.sealed_goal_detour(key) {
-                return found.into_destination_decision(collision);
+                let plan = MotionPlan { s: 0.0, ..current };
+                if !(far
+                    && reverses_fresh_walker(world, key, &found.rail, plan, candidates, samples))
+                {
+                    return found.into_destination_decision(collision);
+                }
             }
         }
         if !(waiting_helps && stop_is_clear) {
