@@ -513,12 +513,35 @@ impl World {
         })
     }
 
+    /// Whether [`World::sealed_goal_detour`] looks for a spot for the agent `key` at all: it
+    /// goes to its goal (not to a yield spot) within [`REJOIN_REACH`], and several agents were
+    /// sent there (this agent's end, or that of an agent standing for good within
+    /// [`FREE_SPOT_REACH_RADII`] of its goal, was moved off a taken goal). An agent that stands
+    /// on its own goal in the way of another's (a corridor) makes way instead.
+    pub(super) fn goal_is_shared(&self, key: AgentKey) -> bool {
+        let agent = &self.agents[key];
+        let Some(rail) = agent.rail() else {
+            return false;
+        };
+        let goal = rail.end();
+        // (A rail to a yield spot is not to its goal: the spot is the deadlock rule's.)
+        if agent.resume_goal.is_some() || agent.position().distance(goal) > REJOIN_REACH {
+            return false;
+        }
+        let reach = FREE_SPOT_REACH_RADII * agent.desc().radius;
+        let moved = |other: &crate::world::Agent| other.destination == DestinationCheck::Moved;
+        moved(agent)
+            || self.grid.any_near(goal, reach, |i| {
+                let other = &self.agents[self.dense[i]];
+                moved(other) && other.stands_for_good() && other.position().distance(goal) <= reach
+            })
+    }
+
     /// A rail to the nearest spot of its goal that the agent `key` can reach, when agents
     /// standing with nowhere to go seal its goal off and several agents were sent there (a
     /// crowd sent to one point: the destination check gave this agent a free spot beside the
-    /// point, and the others, arriving first, stood round it). `None` when the agent yields,
-    /// its goal is further than [`REJOIN_REACH`], no agent's end near the goal (its own
-    /// included) was moved off a taken goal, the goal can be reached, or no spot is free.
+    /// point, and the others, arriving first, stood round it). `None` when the goal is not
+    /// shared ([`World::goal_is_shared`]), the goal can be reached, or no spot is free.
     ///
     /// On the grid of [`World::window`] kept out of agents standing for good only (one waiting
     /// to go on will clear the way): the cells reached from the agent's, and of those within
@@ -526,34 +549,15 @@ impl World {
     /// every other agent's rail end counted), the nearest to the goal (ties to the lower cell
     /// index); the way there as a detour's.
     pub(super) fn sealed_goal_detour(&self, key: AgentKey) -> Option<Detour> {
+        if !self.goal_is_shared(key) {
+            return None;
+        }
         let agent = &self.agents[key];
         let rail = agent.rail()?;
         let radius = agent.desc().radius;
         let from = agent.position();
         let goal = rail.end();
-        // (A rail to a yield spot is not to its goal: the spot is the deadlock rule's.)
-        if agent.resume_goal.is_some() || from.distance(goal) > REJOIN_REACH {
-            return None;
-        }
-        // Only where several agents were sent to one point: this agent's end, or that of an
-        // agent standing for good near its goal, was moved off a taken goal. An agent that
-        // stands on its own goal in the way of another's (a corridor) makes way instead.
         let reach = FREE_SPOT_REACH_RADII * radius;
-        let moved = |other: &crate::world::Agent| other.destination == DestinationCheck::Moved;
-        let mut near = Vec::new();
-        self.grid.near(goal, reach, &mut near);
-        let shared = moved(agent)
-            || near
-                .iter()
-                .map(|&i| &self.agents[self.dense[i as usize]])
-                .any(|other| {
-                    moved(other)
-                        && other.stands_for_good()
-                        && other.position().distance(goal) <= reach
-                });
-        if !shared {
-            return None;
-        }
         let Window { mut grid, .. } = self.window(key, goal, WINDOW_MARGINS[0], |other| {
             other.stands_for_good()
         })?;

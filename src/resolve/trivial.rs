@@ -842,15 +842,16 @@ fn decide(
             && !coming_at_us
             && !stands_for_good;
         // Circling around agents with nowhere to go: a path around all of them. Near its
-        // rail's end, one bend without progress round such an agent is enough to look whether
-        // they seal its goal off (a crowd sent to one point: `sealed_goal_detour`, which
-        // answers only there). Either search counts against the frame's budget whatever it
-        // finds.
-        let stands_near_end = !collider.wants_to_move()
-            && collider.position().distance(rail.end()) <= CIRCLING_NEAR_END_RADII * desc.radius;
+        // rail's end, where several agents were sent, one bend without progress round such an
+        // agent is enough to look whether they seal its goal off (`sealed_goal_detour`).
+        // Either search counts against the frame's budget whatever it finds.
         let circling = !collider.wants_to_move() && agent.bends_without_progress >= CIRCLING_BENDS;
-        let searched_detour = (circling || stands_near_end && agent.bends_without_progress >= 1)
-            && world.detour_searches < DETOUR_SEARCHES_PER_FRAME;
+        let circling_near_end = !collider.wants_to_move()
+            && agent.bends_without_progress >= 1
+            && collider.position().distance(rail.end()) <= CIRCLING_NEAR_END_RADII * desc.radius
+            && world.goal_is_shared(key);
+        let searched_detour =
+            (circling || circling_near_end) && world.detour_searches < DETOUR_SEARCHES_PER_FRAME;
         if searched_detour {
             if circling {
                 if let Some(found) = world.checked_detour(key, candidates, samples) {
