@@ -228,6 +228,24 @@ for k in range(8):
     two_way.append(agent((29.0 - 1.5 * k, 1.5), (11.5 - 1.5 * k, 1.5)))
 S.append(scenario("corridor-two-way", "corridor", 60.0, two_way))
 
+# Eight agents placed at random in the 2.4 m corridor (starts and goals at least 8 m apart along
+# it, 1 m from each other), as a level's spawner would: most rails cross the corridor from one
+# side to the other. Their lanes were measured on the whole rail, which a diagonal line could not
+# take, so they met head-on (ratio 1.86); measured at each end, they keep right (session 37).
+import random
+
+rng = random.Random(3008)
+in_corridor = []
+while len(in_corridor) < 8:
+    s = (rng.uniform(1, 29), rng.uniform(0.45, 1.95))
+    g = (rng.uniform(1, 29), rng.uniform(0.45, 1.95))
+    if abs(s[0] - g[0]) < 8:
+        continue
+    if any(math.dist(s, a["start"]) < 1.0 or math.dist(g, a["goal"]) < 1.0 for a in in_corridor):
+        continue
+    in_corridor.append(agent((round(s[0], 3), round(s[1], 3)), (round(g[0], 3), round(g[1], 3))))
+S.append(scenario("corridor-random", "corridor", 60.0, in_corridor))
+
 # The velocity-space fallback (issue 5). The reference ORCA library's examples, with its numbers
 # (../shared/data/rvo2/rvo2_examples_params.json): a unit preferred speed toward the goal, a
 # maximum speed of 2, dt 0.25.

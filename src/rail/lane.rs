@@ -6,11 +6,14 @@
 //! between the ends, so two agents going opposite ways along it meet nearly head-on and each
 //! must bend around the other (corridor-two-way: two files of eight in a 2.4 m corridor, travel
 //! time ratio 1.77). A corridor is a straight part along which the mesh across is narrower than
-//! [`CORRIDOR_RADII`] radii at every metre; there the part is moved right by what brings it
-//! [`PathOptions::keep_right`] right of the corridor's middle (the mean over the part), or as far
-//! as the walls leave room for if that is at least [`MIN_KEEP_FRACTION`] of it, through a cubic
-//! S-curve at each end ([`RAMP_OFFSETS`] offsets long, G1 with the part), and only where the
-//! moved part and its curves keep the radius from the walls.
+//! [`CORRIDOR_RADII`] radii at every metre. There the part becomes a lane: a line that runs
+//! [`PathOptions::keep_right`] right of the corridor's middle (or as far right as the walls
+//! leave room for, if that is at least [`MIN_KEEP_FRACTION`] of it), measured at each end of the
+//! lane, joined to the part's ends by a cubic S-curve each ([`RAMP_OFFSETS`] times its move
+//! long, G1 at both ends); an end already that far right stays, and the lane is kept only where
+//! it and its curves keep the radius from the walls. Measured at each end, the lane runs along
+//! the corridor even where the part crosses it (a rail from one side of a corridor to the
+//! other, as between two points placed at random in it).
 
 use glam::DVec2;
 
@@ -21,9 +24,11 @@ use crate::level::{NavMesh, PathOptions};
 /// agent radii everywhere along it: four agents abreast with their margins, and a little.
 const CORRIDOR_RADII: f64 = 9.0;
 
-/// Length of each S-curve into and out of the lane, in multiples of the move: a lateral slope
-/// of at most 1.5 / 4 (about 21°).
-const RAMP_OFFSETS: f64 = 4.0;
+/// Length of each S-curve into and out of the lane, in multiples of its move: a lateral slope
+/// of at most 1.5 / 3 (about 27°). Four (21°) until session 37: with lanes measured at each
+/// end, a rail from one side of a 3 m corridor to the other crossed the other lane over 6.6 m,
+/// and random crowds there lost arrivals (docs/ALGORITHM.md, "Lanes").
+const RAMP_OFFSETS: f64 = 3.0;
 
 /// Shortest S-curve, metres.
 const MIN_RAMP: f64 = 1.0;
@@ -66,7 +71,7 @@ impl NavMesh {
         Rail::new(segments).unwrap_or(rail)
     }
 
-    /// The three pieces (S-curve out, the moved part, S-curve back) that replace a straight
+    /// The three pieces (S-curve out, the lane, S-curve back) that replace a straight
     /// `segment` in a corridor, or `None`.
     fn lane_of(&self, segment: &RailSegment, radius: f64, keep: f64) -> Option<[RailSegment; 3]> {
         if !segment.is_line() {
@@ -76,13 +81,9 @@ impl NavMesh {
         let length = a.distance(b);
         let direction = (b - a).try_normalize()?;
         let right = DVec2::new(direction.y, -direction.x);
-        // How far right of the corridor's middle the part runs now, on average; `None` out of
-        // a corridor.
+        // In a corridor: narrower than the limit at every metre of the part.
         let limit = CORRIDOR_RADII * radius;
         let steps = (length / WIDTH_STEP).ceil().max(2.0) as usize;
-        let mut right_of_middle = 0.0;
-        // The most it can move right and keep the radius from the walls across it.
-        let mut room = f64::INFINITY;
         for k in 0..=steps {
             let p = a.lerp(b, k as f64 / steps as f64);
             let to_right = self.raycast(p, p + right * limit).fraction * limit;
@@ -90,55 +91,72 @@ impl NavMesh {
             if to_left + to_right >= limit {
                 return None;
             }
-            right_of_middle += 0.5 * (to_left - to_right);
-            room = room.min(to_right - radius);
         }
-        right_of_middle /= (steps + 1) as f64;
-        // As far as it wants, or as the walls let it (a hair short of the radius), but far
-        // enough that two lanes part by both radii and the default margins: a lane only half as
-        // far right as wanted left two 0.4 m agents in a 1.8 m corridor 0.8 m apart, and they
-        // grazed and stood (`tools/variant_scenarios.py`, headon_W1.8_y-0.2_0.2_v1.4_2.6).
-        let shift = (keep - right_of_middle).min(room - ROOM_SLACK * radius);
-        if shift < 0.05 * radius || right_of_middle + shift < MIN_KEEP_FRACTION * keep {
+        // How far right a point must move to be `keep` right of the middle: as far as the walls
+        // let it (a hair short of the radius), and not left (a point already right enough
+        // stays).
+        let wanted = |p: DVec2| {
+            let (right_of_middle, room) = self.across(p, right, radius);
+            (keep - right_of_middle)
+                .min(room - ROOM_SLACK * radius)
+                .max(0.0)
+        };
+        let (move_a, move_b) = (wanted(a), wanted(b));
+        if move_a.max(move_b) < 0.05 * radius {
             return None;
         }
-        {
-            let ramp = (RAMP_OFFSETS * shift).max(MIN_RAMP);
-            if length < 2.0 * ramp + radius {
-                return None;
-            }
-            let a1 = a + direction * ramp + right * shift;
-            let b1 = b - direction * ramp + right * shift;
-            let out = RailSegment::cubic(
-                a,
-                a + direction * (0.5 * ramp),
-                a1 - direction * (0.5 * ramp),
-                a1,
-            );
-            let back = RailSegment::cubic(
-                b1,
-                b1 + direction * (0.5 * ramp),
-                b - direction * (0.5 * ramp),
-                b,
-            );
-            let clear = |p: DVec2, q: DVec2| {
-                self.segment_keeps_clearance(p, q, radius) && self.is_reachable(p, q)
-            };
-            // The curves by chords an eighth of them long: an S-curve this flat strays from
-            // its chords by well under a millimetre per metre of ramp.
-            let curve_clear = |curve: &RailSegment| {
-                (0..8).all(|i| {
-                    clear(
-                        curve.point(i as f64 / 8.0),
-                        curve.point((i + 1) as f64 / 8.0),
-                    )
-                })
-            };
-            if clear(a1, b1) && curve_clear(&out) && curve_clear(&back) {
-                return Some([out, RailSegment::line(a1, b1), back]);
-            }
+        let ramp_a = (RAMP_OFFSETS * move_a).max(MIN_RAMP);
+        let ramp_b = (RAMP_OFFSETS * move_b).max(MIN_RAMP);
+        if length < ramp_a + ramp_b + radius {
+            return None;
         }
-        None
+        let (p, q) = (a + direction * ramp_a, b - direction * ramp_b);
+        let (a1, b1) = (p + right * wanted(p), q + right * wanted(q));
+        // Far enough right that two lanes part by both radii and the default margins: a lane
+        // only half as far right as wanted left two 0.4 m agents in a 1.8 m corridor 0.8 m
+        // apart, and they grazed and stood (`tools/variant_scenarios.py`,
+        // headon_W1.8_y-0.2_0.2_v1.4_2.6).
+        let least = MIN_KEEP_FRACTION * keep;
+        if self.across(a1, right, radius).0 < least || self.across(b1, right, radius).0 < least {
+            return None;
+        }
+        let lane = (b1 - a1).try_normalize()?;
+        let out = RailSegment::cubic(
+            a,
+            a + direction * (0.5 * ramp_a),
+            a1 - lane * (0.5 * ramp_a),
+            a1,
+        );
+        let back = RailSegment::cubic(
+            b1,
+            b1 + lane * (0.5 * ramp_b),
+            b - direction * (0.5 * ramp_b),
+            b,
+        );
+        let clear = |p: DVec2, q: DVec2| {
+            self.segment_keeps_clearance(p, q, radius) && self.is_reachable(p, q)
+        };
+        // The curves by chords an eighth of them long: an S-curve this flat strays from its
+        // chords by well under a millimetre per metre of ramp.
+        let curve_clear = |curve: &RailSegment| {
+            (0..8).all(|i| {
+                clear(
+                    curve.point(i as f64 / 8.0),
+                    curve.point((i + 1) as f64 / 8.0),
+                )
+            })
+        };
+        (clear(a1, b1) && curve_clear(&out) && curve_clear(&back))
+            .then(|| [out, RailSegment::line(a1, b1), back])
+    }
+
+    /// How far `p` is right of the corridor's middle across `right` (metres, negative left of
+    /// it), and how far it can move right and keep `radius` from the wall there.
+    fn across(&self, p: DVec2, right: DVec2, radius: f64) -> (f64, f64) {
+        let limit = CORRIDOR_RADII * radius;
+        let to_right = self.raycast(p, p + right * limit).fraction * limit;
+        let to_left = self.raycast(p, p - right * limit).fraction * limit;
+        (0.5 * (to_left - to_right), to_right - radius)
     }
 }
 
@@ -177,6 +195,45 @@ mod tests {
         let kept = mesh.keep_right(west, &keeping_right(0.4));
         let middle = kept.position(0.5 * kept.length());
         assert!((middle.y - 1.8).abs() < 1e-9, "{middle}");
+    }
+
+    #[test]
+    fn a_rail_across_a_corridor_from_side_to_side_takes_the_lane_along_it() {
+        // Eastbound from the left side (y 1.9) to the right side (y 0.5) of the 2.4 m corridor,
+        // as between two points placed at random in it. Moved as a whole the diagonal line would
+        // cross the corridor on its way (its mean is already right of the middle, its far end
+        // at the wall's room); the lane runs 0.6 m right of the middle from its first curve on,
+        // and the end already that far right stays on the rail's line.
+        let corridor = level("corridor");
+        let mesh = corridor.navmesh();
+        let rail = Rail::from_points(&[DVec2::new(2.0, 1.9), DVec2::new(28.0, 0.5)]).unwrap();
+        let kept = mesh.keep_right(rail.clone(), &keeping_right(0.4));
+        assert_eq!(kept.segments().len(), 3);
+        assert!(kept.start().distance(rail.start()) < 1e-12);
+        assert!(kept.end().distance(rail.end()) < 1e-12);
+        // The first curve moves 1.3 m over three times that: the lane starts 3.9 m on (less a
+        // little for the slant; the widths are measured square to the rail, 3° off the
+        // corridor's, so its 0.6 m is long by a millimetre).
+        let lane_start = kept.position(kept.segment_start(1));
+        assert!((lane_start.x - 5.85).abs() < 0.05, "{lane_start}");
+        assert!((lane_start.y - 0.6).abs() < 0.002, "{lane_start}");
+        for x in [10.0, 15.0, 20.0, 25.0] {
+            let s = (0..=1000)
+                .map(|i| kept.length() * i as f64 / 1000.0)
+                .min_by(|&p, &q| {
+                    let (p, q) = (kept.position(p), kept.position(q));
+                    (p.x - x).abs().total_cmp(&(q.x - x).abs())
+                })
+                .unwrap();
+            let y = kept.position(s).y;
+            assert!(y > 0.54 && y < 0.61, "at x {x}: y {y}");
+        }
+        for s in [kept.segment_start(1), kept.segment_start(2)] {
+            let before = kept.tangent(s - 1e-6);
+            let after = kept.tangent(s + 1e-6);
+            assert!(before.dot(after) > 1.0 - 1e-6, "{before} {after}");
+        }
+        assert!(kept.clearance(mesh, 0.05).distance >= 0.4 - 1e-6);
     }
 
     #[test]
