@@ -47,6 +47,10 @@ const FOLLOW_REACTION: f64 = 0.1;
 /// Steps of a delayed start tried by [`World::collision_free_start`], seconds.
 const START_DELAY_STEP: f64 = 0.25;
 
+/// A walker near a start that has a collision ahead is tried stopping this often, seconds
+/// ([`stopping_walker_meets`]): three frames at 30 per second.
+const UNSETTLED_STOP_STEP: f64 = 0.1;
+
 /// A standing agent whose bend failed tries again after this long, seconds.
 const BEND_RETRY: f64 = 0.5;
 
@@ -1501,6 +1505,12 @@ pub(super) fn far_standing_blocker(
 /// still turning on the spot or accelerating, then has to stop too, and a stop from a start
 /// slides its stopping distance (jittered tradeshow-300 and doorway-crowd: the contacts left
 /// in session 11 were all this).
+///
+/// A walker whose last query found a collision ahead (`Agent::collision`: it slowed, or keeps
+/// going while the collision can wait) is tried stopping later too, every
+/// [`UNSETTLED_STOP_STEP`] up to that collision's time or the reversal hold: most of
+/// tradeshow-1000's flips were starts stopped within half a second by such a walker stopping
+/// in their way a frame or a few after the start (docs/ROBUSTNESS.md, session 37).
 fn stopping_walker_meets(
     world: &World,
     key: AgentKey,
@@ -1537,17 +1547,40 @@ fn stopping_walker_meets(
         };
         // (One still turning on the spot would stop where it stands, but it is told to stop
         // later, when it may be moving: predicted from its target speed.)
-        let stop = stop_plan(other.desc(), other.motion.s, other.motion.speed);
-        let mut trajectory = Trajectory::on_rail_at(other_rail, stop, other.position());
-        sample_agent(&mut trajectory, other.desc().radius, window, samples);
         let radii = desc.radius + other.desc().radius + 2.0 * config.margin;
-        let mut moved = Trajectory::on_rail_at(rail, plan, position);
-        if sweep_pair(samples, &mut moved, radii, f64::INFINITY).is_none() {
-            continue;
+        // A walker whose last query found a collision ahead is likely to stop or slow before
+        // long: its stop is tried from where it will be every tenth of a second too, up to
+        // that collision or the reversal hold, whichever comes first.
+        let unsettled_for = other
+            .collision
+            .map_or(0.0, |c| c.time.min(config.reversal_hold));
+        let mut meets = false;
+        let mut delay = 0.0;
+        while delay <= unsettled_for + 1e-9 {
+            let s_then = other.motion.s + other.motion.speed * delay;
+            if s_then > other_rail.length() {
+                break;
+            }
+            let stop = stop_plan(other.desc(), s_then, other.motion.speed);
+            let at = if delay == 0.0 {
+                other.position()
+            } else {
+                other_rail.position(s_then)
+            };
+            let mut trajectory = Trajectory::on_rail_at(other_rail, stop, at);
+            sample_agent(&mut trajectory, other.desc().radius, window, samples);
+            let mut moved = Trajectory::on_rail_at(rail, plan, position);
+            let mut now = agent.trajectory();
+            if sweep_pair(samples, &mut moved, radii, f64::INFINITY).is_some()
+                // Its stop meets this agent standing too: not the start's doing.
+                && sweep_pair(samples, &mut now, radii, f64::INFINITY).is_none()
+            {
+                meets = true;
+                break;
+            }
+            delay += UNSETTLED_STOP_STEP;
         }
-        let mut now = agent.trajectory();
-        if sweep_pair(samples, &mut now, radii, f64::INFINITY).is_some() {
-            // Its stop meets this agent standing too: not the start's doing.
+        if !meets {
             continue;
         }
         found = Some(other_key);
@@ -2720,6 +2753,48 @@ mod tests {
             "{meets} of {cases} meet"
         );
     }
+
+    /// A walker crossing just ahead of a standing agent, far enough on that its stop now ends
+    /// short of the agent's way: only with a collision recorded ahead of it (it may stop a few
+    /// frames later, further on) does a start count that stop against it.
+    #[test]
+    fn a_start_counts_the_later_stop_of_a_walker_with_a_collision_ahead() {
+        use crate::world::{line_agent, Motion};
+        let mut world = open_field_world();
+        let starter = north_from_10_15(&mut world, &[0.8, 1.4], Motion::standing(0.0));
+        let walker = line_agent(
+            &mut world,
+            DVec2::new(WALKER_X, WALKER_Y),
+            DVec2::new(25.0, WALKER_Y),
+            &[0.8, 1.4],
+            Motion::moving(0.0, 1.4),
+        );
+        world.ensure_grid();
+        let desc = world.agents[starter].desc().clone();
+        let plan = start_plan(&desc, 0.0, desc.preferred_speed, 0.0);
+        let rail = world.agents[starter].rail.clone().unwrap();
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let meets = |world: &World, candidates: &mut Vec<u32>, samples: &mut Vec<SweepSample>| {
+            stopping_walker_meets(world, starter, &rail, plan, candidates, samples)
+        };
+        assert_eq!(meets(&world, &mut candidates, &mut samples), None);
+        let collision = Collision {
+            collider: starter,
+            time: 1.0,
+            s: 2.0,
+            agent_position: DVec2::new(WALKER_X + 2.0, WALKER_Y),
+            collider_position: DVec2::new(10.0, 15.0),
+            head_on: false,
+            overlap: 0.1,
+            avoid_direction: DVec2::Y,
+        };
+        world.agents[walker].collision = Some(collision);
+        assert_eq!(meets(&world, &mut candidates, &mut samples), Some(walker));
+    }
+
+    /// Where [`a_start_counts_the_later_stop_of_a_walker_with_a_collision_ahead`]'s walker is.
+    const WALKER_X: f64 = 8.0;
+    const WALKER_Y: f64 = 15.6;
 
     /// A world on open-field with the default settings.
     pub(super) fn open_field_world() -> World {
