@@ -169,6 +169,20 @@ mod tests {
         PathOptions::from_agent_radius(radius)
     }
 
+    /// `kept` is `rail` in three pieces with the same ends, G1 at the joints, and keeps the
+    /// 0.4 m radius from the walls of `mesh`.
+    fn assert_lane_of(kept: &Rail, rail: &Rail, mesh: &NavMesh) {
+        assert_eq!(kept.segments().len(), 3);
+        assert!(kept.start().distance(rail.start()) < 1e-12);
+        assert!(kept.end().distance(rail.end()) < 1e-12);
+        for s in [kept.segment_start(1), kept.segment_start(2)] {
+            let before = kept.tangent(s - 1e-6);
+            let after = kept.tangent(s + 1e-6);
+            assert!(before.dot(after) > 1.0 - 1e-6, "{before} {after}");
+        }
+        assert!(kept.clearance(mesh, 0.05).distance >= 0.4 - 1e-6);
+    }
+
     #[test]
     fn a_rail_along_a_two_way_corridor_keeps_right_of_its_middle() {
         // corridor: 2.4 m wide (y 0 to 2.4), 30 m long. Eastbound on the middle line: its right
@@ -177,19 +191,11 @@ mod tests {
         let mesh = corridor.navmesh();
         let rail = Rail::from_points(&[DVec2::new(2.0, 1.2), DVec2::new(28.0, 1.2)]).unwrap();
         let kept = mesh.keep_right(rail.clone(), &keeping_right(0.4));
-        assert_eq!(kept.segments().len(), 3);
-        // The ends stay; the middle runs 0.6 m right of the corridor's middle.
-        assert!(kept.start().distance(rail.start()) < 1e-12);
-        assert!(kept.end().distance(rail.end()) < 1e-12);
+        // The ends stay, G1 at the joints, the radius kept from the walls; the middle runs
+        // 0.6 m right of the corridor's middle.
+        assert_lane_of(&kept, &rail, mesh);
         let middle = kept.position(0.5 * kept.length());
         assert!((middle.y - 0.6).abs() < 1e-9, "{middle}");
-        // G1 at the joints, and the radius kept from the walls.
-        for s in [kept.segment_start(1), kept.segment_start(2)] {
-            let before = kept.tangent(s - 1e-6);
-            let after = kept.tangent(s + 1e-6);
-            assert!(before.dot(after) > 1.0 - 1e-6, "{before} {after}");
-        }
-        assert!(kept.clearance(mesh, 0.05).distance >= 0.4 - 1e-6);
         // Westbound on a line already 0.3 m right of the middle: moved 0.3 m more.
         let west = Rail::from_points(&[DVec2::new(28.0, 1.5), DVec2::new(2.0, 1.5)]).unwrap();
         let kept = mesh.keep_right(west, &keeping_right(0.4));
@@ -208,9 +214,7 @@ mod tests {
         let mesh = corridor.navmesh();
         let rail = Rail::from_points(&[DVec2::new(2.0, 1.9), DVec2::new(28.0, 0.5)]).unwrap();
         let kept = mesh.keep_right(rail.clone(), &keeping_right(0.4));
-        assert_eq!(kept.segments().len(), 3);
-        assert!(kept.start().distance(rail.start()) < 1e-12);
-        assert!(kept.end().distance(rail.end()) < 1e-12);
+        assert_lane_of(&kept, &rail, mesh);
         // The first curve moves 1.3 m over three times that: the lane starts 3.9 m on (less a
         // little for the slant; the widths are measured square to the rail, 3° off the
         // corridor's, so its 0.6 m is long by a millimetre).
@@ -228,12 +232,6 @@ mod tests {
             let y = kept.position(s).y;
             assert!(y > 0.54 && y < 0.61, "at x {x}: y {y}");
         }
-        for s in [kept.segment_start(1), kept.segment_start(2)] {
-            let before = kept.tangent(s - 1e-6);
-            let after = kept.tangent(s + 1e-6);
-            assert!(before.dot(after) > 1.0 - 1e-6, "{before} {after}");
-        }
-        assert!(kept.clearance(mesh, 0.05).distance >= 0.4 - 1e-6);
     }
 
     #[test]
