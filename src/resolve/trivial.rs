@@ -2760,6 +2760,9 @@ mod tests {
     #[test]
     fn a_start_counts_the_later_stop_of_a_walker_with_a_collision_ahead() {
         use crate::world::{line_agent, Motion};
+        // Where the walker is: 2 m short of the agent's way and 0.6 m ahead of it.
+        const WALKER_X: f64 = 8.0;
+        const WALKER_Y: f64 = 15.6;
         let mut world = open_field_world();
         let starter = north_from_10_15(&mut world, &[0.8, 1.4], Motion::standing(0.0));
         let walker = line_agent(
@@ -2791,10 +2794,6 @@ mod tests {
         world.agents[walker].collision = Some(collision);
         assert_eq!(meets(&world, &mut candidates, &mut samples), Some(walker));
     }
-
-    /// Where [`a_start_counts_the_later_stop_of_a_walker_with_a_collision_ahead`]'s walker is.
-    const WALKER_X: f64 = 8.0;
-    const WALKER_Y: f64 = 15.6;
 
     /// A world on open-field with the default settings.
     pub(super) fn open_field_world() -> World {
