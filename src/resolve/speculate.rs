@@ -184,7 +184,8 @@ fn same_plan(a: &PlanBits, b: &MotionPlan) -> bool {
 }
 
 impl World {
-    /// Compute every agent's first sweep of the frame ahead, in parallel (rayon's pool), and
+    /// Compute every agent's first sweep of the frame ahead, in parallel (the calling thread
+    /// with rayon's pool), and
     /// start using the answers (see the module documentation).
     pub(crate) fn speculate(&mut self) {
         if self.speculation.off || self.dense.len() < PARALLEL_MIN_AGENTS {
@@ -228,9 +229,10 @@ impl World {
         self.speculation = spec;
     }
 
-    /// Whether [`World::query_all`] computes every agent's first sweep ahead on rayon's thread
-    /// pool (feature `parallel`; default on). The orders are the same either way, bit for bit;
-    /// switching it off is for comparing the two.
+    /// Whether [`World::query_all`] computes every agent's first sweep ahead on the calling
+    /// thread and rayon's thread pool together (feature `parallel`; default on). The orders are
+    /// the same either way, bit for bit; switching it off is for comparing the two (on two
+    /// cores it does not pay yet: docs/PERFORMANCE.md, session 37).
     pub fn set_parallel_detection(&mut self, on: bool) {
         self.speculation.off = !on;
     }
