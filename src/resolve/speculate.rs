@@ -185,8 +185,7 @@ fn same_plan(a: &PlanBits, b: &MotionPlan) -> bool {
 
 impl World {
     /// Compute every agent's first sweep of the frame ahead, in parallel (the calling thread
-    /// with rayon's pool), and
-    /// start using the answers (see the module documentation).
+    /// with rayon's pool), and start using the answers (see the module documentation).
     pub(crate) fn speculate(&mut self) {
         if self.speculation.off || self.dense.len() < PARALLEL_MIN_AGENTS {
             return;
