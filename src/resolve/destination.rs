@@ -233,11 +233,7 @@ mod tests {
     /// the east).
     #[test]
     fn a_moved_destination_is_on_the_side_the_rail_comes_in() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/levels/open-field.json"
-        );
-        let level = Arc::new(Level::load(path).unwrap());
+        let level = Arc::new(crate::level::fixture_level("open-field"));
         let goal = DVec2::new(15.0, 15.0);
         for heading in 0..8 {
             let from = goal - DVec2::from_angle(std::f64::consts::FRAC_PI_4 * heading as f64) * 8.0;

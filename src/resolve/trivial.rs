@@ -1686,18 +1686,8 @@ fn room_closes(
             crate::world::stop_plan_even(other_desc, other_s, other.plan.speed_at(delay));
         let s = plan.s_at(delay);
         let own_stop = crate::world::stop_plan_even(desc, s, plan.speed_at(delay));
-        if own_stop.transition_distance() >= other_stop.transition_distance() {
-            return false;
-        }
         let (position, other_position) = (rail.position(s), other_rail.position(other_s));
-        if beyond(
-            other_position - position,
-            other_stop.transition_distance() + own_stop.transition_distance() + touching,
-        ) {
-            return false;
-        }
-        // Sampled along the walker's stop, the longer one.
-        stops_meet(
+        longer_stop_meets(
             (other_rail, other_stop, other_position, other_desc.radius),
             (rail, own_stop, position),
             touching,
@@ -1940,6 +1930,24 @@ fn stops_meet(
     sweep_pair(samples, &mut moved, touching, f64::INFINITY).is_some()
 }
 
+/// [`stops_meet`] where the first stop is the longer (false otherwise: the room-to-stop rules
+/// count only a walker with the shorter stop ahead of the one with the longer), after the
+/// cheap test that their ends are within reach of each other.
+fn longer_stop_meets(
+    longer: (&Rail, MotionPlan, DVec2, f64),
+    shorter: (&Rail, MotionPlan, DVec2),
+    touching: f64,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let (longer_stop, shorter_stop) = (
+        longer.1.transition_distance(),
+        shorter.1.transition_distance(),
+    );
+    shorter_stop < longer_stop
+        && !beyond(shorter.2 - longer.2, longer_stop + shorter_stop + touching)
+        && stops_meet(longer, shorter, touching, samples)
+}
+
 /// [`room_lost_within_hold`] looks at the hold's end and at each of this many equal steps up
 /// to it (0.05 s apart at the default hold): at a quarter, a half, three quarters and the
 /// whole hold the flip it is for was missed.
@@ -2001,17 +2009,8 @@ fn room_lost_within_hold(
                 continue;
             }
             let other_stop = crate::world::stop_plan_even(other.desc(), other_s, other_speed);
-            if other_stop.transition_distance() >= own_stop.transition_distance() {
-                continue;
-            }
             let (at, other_at) = (rail.position(s), other_rail.position(other_s));
-            if beyond(
-                other_at - at,
-                other_stop.transition_distance() + own_stop.transition_distance() + touching(other),
-            ) {
-                continue;
-            }
-            if stops_meet(
+            if longer_stop_meets(
                 (rail, own_stop, at, desc.radius),
                 (other_rail, other_stop, other_at),
                 touching(other),
