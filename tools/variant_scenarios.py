@@ -13,7 +13,7 @@ every agent with a goal reached, no collision, nothing off the mesh, no order fl
 ratio at most 1.5.
 
     python3 tools/variant_scenarios.py target/release/sidestep [--out DIR] [--only SUBSTRING]
-        [--crowds | --fixture-gaits] [--dt SECONDS]
+        [--crowds | --fixture-gaits | --placed] [--dt SECONDS]
 
 With `--crowds`, the named crowd fixtures' situations varied instead (session 36): agents sent
 to one point (5 to 20, radii 0.3 to 0.5 m, from a circle together or 0.2 s apart, from a block
@@ -21,7 +21,10 @@ to one side, or as the `shared-destination` fixture with 3 to 12 agents), circle
 antipodes (6 to 30 agents, circles of 6 and 10 m), doors 1 to 2 m wide with crowds each way or
 one way, and two-way corridors. With `--fixture-gaits`, the committed fixtures of rail agents
 (not the real-level crowds) with every rail agent given one speed, two speeds, the preferred
-speed 0.8 m/s, or radius 0.35 m. `--dt` plays every case at that time step instead of its own.
+speed 0.8 m/s, or radius 0.35 m. With `--placed`, agents placed as a spawner would (session
+37): 4 to 10 at random in the 2.4 and 3 m corridors, and on an open field streams crossing,
+walking at each other and merging, and crowds of 10 to 30 at random. `--dt` plays every case at
+that time step instead of its own.
 
 Some variants cannot meet every bar by construction: two 0.4 m agents in a 1.8 m corridor pass
 1 m apart, but a start needs 1.08 m (the resume inflation), and an agent that must wait in an
@@ -39,7 +42,7 @@ OUT = None
 cases = []
 
 
-def make_cases(out, crowds=False, fixture_gaits=False):
+def make_cases(out, crowds=False, fixture_gaits=False, placed=False):
     global OUT
     OUT = out
     os.makedirs(OUT, exist_ok=True)
@@ -48,6 +51,8 @@ def make_cases(out, crowds=False, fixture_gaits=False):
         build_crowds()
     elif fixture_gaits:
         build_fixture_gaits()
+    elif placed:
+        build_placed()
     else:
         build()
     return list(cases)
@@ -248,6 +253,74 @@ def build_fixture_gaits():
             cases.append(path)
 
 
+def build_placed():
+    """Agents placed as a level's spawner would (session 37): 4 to 10 agents at random in the
+    2.4 and 3 m corridor fixtures (starts and goals at least 8 m apart along it and 1 m from each
+    other; six seeds each), and on a 40 m open field two streams crossing square, two groups
+    walking at each other on interleaved lines, two streams merging, and 10 to 30 agents at
+    random."""
+    import random
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fixtures', 'levels')
+    for width, name in ((2.4, 'corridor'), (3.0, 'corridor-3m')):
+        lvl = os.path.abspath(os.path.join(root, name + '.json'))
+        for n in (4, 6, 8, 10):
+            for seed in range(6):
+                rng = random.Random(seed * 1000 + n)
+                placed = []
+                while len(placed) < n:
+                    s = (rng.uniform(1, 29), rng.uniform(0.45, width - 0.45))
+                    g = (rng.uniform(1, 29), rng.uniform(0.45, width - 0.45))
+                    if abs(s[0] - g[0]) < 8:
+                        continue
+                    if any(math.dist(s, p) < 1.0 or math.dist(g, q) < 1.0 for p, q in placed):
+                        continue
+                    placed.append((s, g))
+                scen(f'{name}_N{n}_s{seed}', lvl,
+                     [agent([round(c, 3) for c in s], [round(c, 3) for c in g]) for s, g in placed])
+    field = level('field40', [[0, 0], [40, 0], [40, 40], [0, 40]])
+    for k in (3, 5, 8):
+        for rows in (1, 2):
+            for r in (0.3, 0.4):
+                for gap in (1.2, 1.6):
+                    agents = []
+                    for i in range(k):
+                        across = i * gap - (k - 1) * gap / 2
+                        for j in range(rows):
+                            agents.append(agent((5 - j * gap, 17 + across), (35 - j * gap, 17 + across), r))
+                            agents.append(agent((20 + across, 5 - j * gap), (20 + across, 35 - j * gap), r))
+                    scen(f'cross_k{k}_rows{rows}_r{r}_gap{gap}', field, agents)
+    for k in (4, 8, 12):
+        for off in (0.0, 0.3, 0.6):
+            for r in (0.3, 0.4):
+                agents = []
+                for i in range(k):
+                    y = 20 + (i - (k - 1) / 2) * 1.5
+                    agents.append(agent((5, y), (35, y), r))
+                    agents.append(agent((35, y + off), (5, y + off), r))
+                scen(f'counter_k{k}_off{off}_r{r}', field, agents)
+    for k in (4, 8):
+        for r in (0.3, 0.4):
+            agents = []
+            for i in range(k):
+                agents.append(agent((5, 10 + i * 1.5), (35, 20 + (i - k / 2) * 1.2), r))
+                agents.append(agent((5 + i * 1.5, 35), (35, 20 + (i - k / 2) * 1.2 + 0.6), r))
+            scen(f'merge_k{k}_r{r}', field, agents)
+    for n in (10, 20, 30):
+        for seed in range(4):
+            rng = random.Random(seed * 100 + n)
+            placed = []
+            while len(placed) < n:
+                s = (rng.uniform(2, 38), rng.uniform(2, 38))
+                g = (rng.uniform(2, 38), rng.uniform(2, 38))
+                if math.dist(s, g) < 8:
+                    continue
+                if any(math.dist(s, p) < 1.0 or math.dist(g, q) < 1.0 for p, q in placed):
+                    continue
+                placed.append((s, g))
+            scen(f'random_N{n}_s{seed}', field,
+                 [agent([round(c, 3) for c in s], [round(c, 3) for c in g]) for s, g in placed])
+
+
 def bars_missed(path, m):
     if 'error' in m:
         return ['error: ' + m['error']]
@@ -277,12 +350,15 @@ def main():
                              "destinations, circles, doors, bottlenecks, two-way corridors)")
     parser.add_argument("--fixture-gaits", action="store_true",
                         help="the committed fixtures with other gaits and radii instead")
+    parser.add_argument("--placed", action="store_true",
+                        help="agents placed at random in corridors, and streams and random "
+                             "crowds on an open field, instead")
     parser.add_argument("--dt", type=float, default=None,
                         help="every case's time step, seconds (default: each case's own)")
     args = parser.parse_args()
     global DT
     DT = args.dt
-    paths = [p for p in make_cases(args.out, args.crowds, args.fixture_gaits)
+    paths = [p for p in make_cases(args.out, args.crowds, args.fixture_gaits, args.placed)
              if args.only in os.path.basename(p)]
 
     def play(path):
