@@ -253,6 +253,20 @@ def build_fixture_gaits():
             cases.append(path)
 
 
+def place_pairs(n, point, far_enough):
+    """`n` start and goal pairs drawn by `point` (start first), kept when `far_enough(start,
+    goal)` and both are 1 m from those kept before."""
+    placed = []
+    while len(placed) < n:
+        s, g = point(), point()
+        if not far_enough(s, g):
+            continue
+        if any(math.dist(s, p) < 1.0 or math.dist(g, q) < 1.0 for p, q in placed):
+            continue
+        placed.append((s, g))
+    return placed
+
+
 def build_placed():
     """Agents placed as a level's spawner would (session 37): 4 to 10 agents at random in the
     2.4 and 3 m corridor fixtures (starts and goals at least 8 m apart along it and 1 m from each
@@ -266,15 +280,9 @@ def build_placed():
         for n in (4, 6, 8, 10):
             for seed in range(6):
                 rng = random.Random(seed * 1000 + n)
-                placed = []
-                while len(placed) < n:
-                    s = (rng.uniform(1, 29), rng.uniform(0.45, width - 0.45))
-                    g = (rng.uniform(1, 29), rng.uniform(0.45, width - 0.45))
-                    if abs(s[0] - g[0]) < 8:
-                        continue
-                    if any(math.dist(s, p) < 1.0 or math.dist(g, q) < 1.0 for p, q in placed):
-                        continue
-                    placed.append((s, g))
+                placed = place_pairs(
+                    n, lambda: (rng.uniform(1, 29), rng.uniform(0.45, width - 0.45)),
+                    lambda s, g: abs(s[0] - g[0]) >= 8)
                 scen(f'{name}_N{n}_s{seed}', lvl,
                      [agent([round(c, 3) for c in s], [round(c, 3) for c in g]) for s, g in placed])
     field = level('field40', [[0, 0], [40, 0], [40, 40], [0, 40]])
@@ -308,15 +316,8 @@ def build_placed():
     for n in (10, 20, 30):
         for seed in range(4):
             rng = random.Random(seed * 100 + n)
-            placed = []
-            while len(placed) < n:
-                s = (rng.uniform(2, 38), rng.uniform(2, 38))
-                g = (rng.uniform(2, 38), rng.uniform(2, 38))
-                if math.dist(s, g) < 8:
-                    continue
-                if any(math.dist(s, p) < 1.0 or math.dist(g, q) < 1.0 for p, q in placed):
-                    continue
-                placed.append((s, g))
+            placed = place_pairs(n, lambda: (rng.uniform(2, 38), rng.uniform(2, 38)),
+                                 lambda s, g: math.dist(s, g) >= 8)
             scen(f'random_N{n}_s{seed}', field,
                  [agent([round(c, 3) for c in s], [round(c, 3) for c in g]) for s, g in placed])
 
