@@ -1112,12 +1112,16 @@ fn decide_standing(
         }
         return decision;
     }
-    let verdict = start_verdict(
+    // The two sweeps of its start from here that this decision may ask for more than once.
+    let mut starts = StartSweeps::new(world, key, rail, motion.s);
+    let first = starts.inflated(candidates, samples);
+    let verdict = verdict_after(
         world,
         key,
         rail,
-        motion.s,
+        starts.plan,
         Hysteresis::resume(config),
+        first,
         candidates,
         samples,
     );
@@ -1140,9 +1144,10 @@ fn decide_standing(
     };
     let verdict = match verdict {
         StartVerdict::Blocked { blocker }
-            if !world.agents[blocker].plan.moves()
-                && !stopped_for(blocker)
-                && far_standing_blocker(world, key, rail, motion.s, candidates, samples) =>
+            if !world.agents[blocker].plan.moves() && !stopped_for(blocker) && {
+                let plain = starts.plain(candidates, samples);
+                far_standing_blocker_after(world, key, rail, motion.s, plain, candidates, samples)
+            } =>
         {
             StartVerdict::Go
         }
@@ -1216,11 +1221,10 @@ fn decide_standing(
     // The collision to bend around: the detection sweep's, or else the start check's with an
     // agent with nowhere to go (just past the horizon, it blocks the start too, and nothing
     // would ever clear it).
-    let plan = start_plan(desc, motion.s, desc.preferred_speed, 0.0);
-    let sweep = Sweep::ahead(key, rail, plan, 0.0);
-    let Some(collision) = detect(world, &sweep, candidates, samples).or_else(|| {
-        let check = sweep.with(Hysteresis::resume(config));
-        detect(world, &check, candidates, samples)
+    let plan = starts.plan;
+    let Some(collision) = starts.plain(candidates, samples).or_else(|| {
+        starts
+            .inflated(candidates, samples)
             .filter(|c| !world.agents[c.collider].wants_to_move())
     }) else {
         return decision;
@@ -1469,18 +1473,35 @@ pub(super) fn far_standing_blocker(
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
 ) -> bool {
-    let agent = &world.agents[key];
-    let desc = agent.desc();
-    let config = world.config();
+    let desc = world.agents[key].desc();
     let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
     // The plain sweep first: most agents that fail, fail it (a stander close ahead), and it
     // is the cheaper of the two.
-    if let Some(first) = detect(
+    let plain = detect(
         world,
         &Sweep::ahead(key, rail, plan, 0.0),
         candidates,
         samples,
-    ) {
+    );
+    far_standing_blocker_after(world, key, rail, s, plain, candidates, samples)
+}
+
+/// [`far_standing_blocker`] given its plain sweep's answer, `plain` (the detection sweep of the
+/// start along `rail` from `s` at the preferred speed, [`StartSweeps::plain`]).
+fn far_standing_blocker_after(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    s: f64,
+    plain: Option<Collision>,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let agent = &world.agents[key];
+    let desc = agent.desc();
+    let config = world.config();
+    let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
+    if let Some(first) = plain {
         let stop_time = desc.gait(desc.preferred_speed).stop_time;
         let needed =
             plan.still + plan.transition_time + config.reversal_hold + stop_time + FAR_START_MARGIN;
@@ -2232,6 +2253,67 @@ struct Leader {
     speed: f64,
 }
 
+/// The two sweeps of a standing agent's start along its own rail (from where it stands, by
+/// the start plan at its preferred speed) that one decision of [`decide_standing`] may ask for
+/// more than once: the start check's first sweep, with the resume inflation
+/// ([`StartSweeps::inflated`]), and the plain detection sweep of the far-start test and of the
+/// bend ([`StartSweeps::plain`]). Each runs at most once a decision. Exact: a sweep reads only
+/// the world, which does not change while an agent decides (a queued agent's decision swept
+/// its plain start twice, and its inflated one twice when the plain found nothing: plaza, 1,000
+/// agents, docs/PERFORMANCE.md, session 38).
+struct StartSweeps<'a> {
+    world: &'a World,
+    key: AgentKey,
+    rail: &'a Rail,
+    /// The start plan at the preferred speed from where the agent stands.
+    plan: MotionPlan,
+    plain: Option<Option<Collision>>,
+    inflated: Option<Option<Collision>>,
+}
+
+impl<'a> StartSweeps<'a> {
+    fn new(world: &'a World, key: AgentKey, rail: &'a Rail, s: f64) -> StartSweeps<'a> {
+        let desc = world.agents[key].desc();
+        StartSweeps {
+            world,
+            key,
+            rail,
+            plan: start_plan(desc, s, desc.preferred_speed, 0.0),
+            plain: None,
+            inflated: None,
+        }
+    }
+
+    /// The detection sweep of the start: no inflation, no extra time.
+    fn plain(
+        &mut self,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<Collision> {
+        let (world, sweep) = (
+            self.world,
+            Sweep::ahead(self.key, self.rail, self.plan, 0.0),
+        );
+        *self
+            .plain
+            .get_or_insert_with(|| detect(world, &sweep, candidates, samples))
+    }
+
+    /// The start check's first sweep: [`Hysteresis::resume`].
+    fn inflated(
+        &mut self,
+        candidates: &mut Vec<u32>,
+        samples: &mut Vec<SweepSample>,
+    ) -> Option<Collision> {
+        let world = self.world;
+        let sweep = Sweep::ahead(self.key, self.rail, self.plan, 0.0)
+            .with(Hysteresis::resume(world.config()));
+        *self
+            .inflated
+            .get_or_insert_with(|| detect(world, &sweep, candidates, samples))
+    }
+}
+
 /// Whether a standing agent may start now along `rail` from `s`, with its start transition
 /// toward its preferred speed; when not, the first delay (in steps of 0.25 s up to the
 /// horizon) after which the blocking agent no longer collides with that start.
@@ -2246,6 +2328,26 @@ pub(crate) fn start_verdict(
 ) -> StartVerdict {
     let desc = world.agents[key].desc();
     let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
+    let sweep = Sweep::ahead(key, rail, plan, 0.0).with(hysteresis);
+    let first = detect(world, &sweep, candidates, samples);
+    verdict_after(
+        world, key, rail, plan, hysteresis, first, candidates, samples,
+    )
+}
+
+/// [`start_verdict`] given its first sweep's answer, `first` (the start by `plan`, the start
+/// plan at the preferred speed, along `rail` with `hysteresis`, against every agent).
+#[allow(clippy::too_many_arguments)]
+fn verdict_after(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    plan: MotionPlan,
+    hysteresis: Hysteresis,
+    first: Option<Collision>,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> StartVerdict {
     let run = |plan: MotionPlan,
                only: Option<AgentKey>,
                candidates: &mut Vec<u32>,
@@ -2256,7 +2358,7 @@ pub(crate) fn start_verdict(
         };
         detect(world, &sweep, candidates, samples)
     };
-    let Some(first) = run(plan, None, candidates, samples) else {
+    let Some(first) = first else {
         return StartVerdict::Go;
     };
     if !world.agents[first.collider].plan.moves() {
