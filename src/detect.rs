@@ -7,7 +7,9 @@ mod trajectory;
 
 pub(crate) use moving_sphere::{first_contact, Contact};
 pub(crate) use standing::sweep_standing;
-pub(crate) use sweep::{sample_agent, sweep_pair, PairContact, SweepBound, SweepSample};
+pub(crate) use sweep::{
+    sample_agent, sample_step, sweep_pair, PairContact, SweepBound, SweepSample,
+};
 pub(crate) use trajectory::{MotionPlan, Trajectory};
 
 use glam::DVec2;

@@ -46,12 +46,20 @@ pub fn sample_agent(
     if speed <= 0.0 || end <= 0.0 {
         return;
     }
-    let step = radius.max(1e-3) / speed;
+    let step = sample_step(radius, speed);
     let steps = (end / step).ceil().min(10_000.0) as usize;
     for k in 1..=steps {
         let t = (k as f64 * step).min(end);
         push(t, trajectory, out);
     }
+}
+
+/// Seconds between two of [`sample_agent`]'s samples of an agent of `radius` metres whose
+/// plan's fastest speed is `speed` m/s (positive): the time it takes to walk its radius (1 mm
+/// at least).
+#[inline]
+pub fn sample_step(radius: f64, speed: f64) -> f64 {
+    radius.max(1e-3) / speed
 }
 
 /// Slack of [`SweepBound::may_touch`], metres: positions on a rail come from arclength tables

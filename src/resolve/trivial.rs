@@ -12,8 +12,8 @@ use super::passage;
 use super::rewrite::{BendInputs, BendMemo, BendRequest};
 use crate::debug::{DebugSink, NoDebug};
 use crate::detect::{
-    sample_agent, sweep_pair, sweep_standing, Collision, MotionPlan, SweepBound, SweepSample,
-    Trajectory,
+    sample_agent, sample_step, sweep_pair, sweep_standing, Collision, MotionPlan, SweepBound,
+    SweepSample, Trajectory,
 };
 use crate::geometry::left_normal;
 use crate::rail::Rail;
@@ -2361,11 +2361,28 @@ fn verdict_after(
     let Some(first) = first else {
         return StartVerdict::Go;
     };
+    let blocked = StartVerdict::Blocked {
+        blocker: first.collider,
+    };
     if !world.agents[first.collider].plan.moves() {
         // A blocker that stands (idle, waiting, arrived) does not clear the way by itself.
-        return StartVerdict::Blocked {
-            blocker: first.collider,
-        };
+        return blocked;
+    }
+    // A mover that meets the agent in a step of the sweep that the agent spends standing
+    // (turning on the spot, or waiting out the delay) meets every later start too: the
+    // agent's samples are taken at the same times whatever the delay, it stands at each of
+    // them until the start, and the mover moves as before, so that step is swept again with
+    // the same numbers. The mover must pass the sweep's front test by its first clause (ahead
+    // of where the agent stands), which no delay changes. No delay can clear the way: the
+    // later, costlier sweeps (one per delay) are not run. Exact.
+    let slot = world.agents[first.collider].slot as usize;
+    let origin = rail.sample(plan.s);
+    let ahead = (world.hot[slot].position - origin.position).dot(origin.tangent) > 0.0;
+    let step = sample_step(world.agents[key].desc().radius, plan.max_speed());
+    let meets_standing =
+        |contact: &Collision, delay: f64| ahead && contact.time + step <= plan.still + delay;
+    if meets_standing(&first, 0.0) {
+        return blocked;
     }
     // How long until the blocking agent clears the way: the same start, delayed, against it
     // alone (one pair per delay, so a waiting agent costs little per frame).
@@ -2376,16 +2393,18 @@ fn verdict_after(
             still: plan.still + delay,
             ..plan
         };
-        if run(delayed, Some(first.collider), candidates, samples).is_none() {
-            return StartVerdict::Wait {
-                blocker: first.collider,
-                clear_in: delay,
-            };
+        match run(delayed, Some(first.collider), candidates, samples) {
+            None => {
+                return StartVerdict::Wait {
+                    blocker: first.collider,
+                    clear_in: delay,
+                }
+            }
+            Some(contact) if meets_standing(&contact, delay) => return blocked,
+            Some(_) => {}
         }
     }
-    StartVerdict::Blocked {
-        blocker: first.collider,
-    }
+    blocked
 }
 
 /// Most turning points [`path_turns`] keeps.
@@ -3183,6 +3202,98 @@ mod tests {
         assert!(
             by_movers > 30 && by_standers > 30 && far > 0,
             "{by_movers} {by_standers} {far}"
+        );
+    }
+
+    /// The start check stops delaying the start once its mover meets the agent in a step the
+    /// agent spends standing (`verdict_after`): the verdict is the one every delay swept gives.
+    /// Random crowds of walkers round a standing agent; the reference sweeps each delay and
+    /// takes the first clear one.
+    #[test]
+    fn a_start_blocked_by_a_mover_meeting_the_agent_standing_is_blocked_at_every_delay() {
+        use crate::world::Motion;
+        let level = open_field();
+        let mut rng = crate::sim::SplitMix64::new(29);
+        let (mut waits, mut blocked, mut met_standing) = (0, 0, 0);
+        for _ in 0..600 {
+            let crowd = Crowd {
+                others: 8,
+                offsets: (DVec2::new(-3.0, -6.0), DVec2::new(12.0, 12.0)),
+                nearest: 1.0,
+                length: 10.0,
+                moving: 0.9,
+            };
+            let (mut world, key) = crowd.round(&level, &mut rng, Motion::standing(0.0));
+            world.begin_frame(1.0 / 30.0);
+            world.ensure_grid();
+            let rail = world.agents[key].rail_shared().unwrap().clone();
+            let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+            let hysteresis = Hysteresis::resume(world.config());
+            let verdict = start_verdict(
+                &world,
+                key,
+                &rail,
+                0.0,
+                hysteresis,
+                &mut candidates,
+                &mut samples,
+            );
+            // The reference: the first sweep, then every delay against its mover.
+            let desc = world.agents[key].desc();
+            let plan = start_plan(desc, 0.0, desc.preferred_speed, 0.0);
+            let run = |plan: MotionPlan,
+                       only: Option<AgentKey>,
+                       candidates: &mut Vec<u32>,
+                       samples: &mut Vec<SweepSample>| {
+                let sweep = Sweep {
+                    only,
+                    ..Sweep::ahead(key, &rail, plan, 0.0).with(hysteresis)
+                };
+                detect_fresh(&world, &sweep, candidates, samples).0
+            };
+            let Some(first) = run(plan, None, &mut candidates, &mut samples) else {
+                assert_eq!(verdict, StartVerdict::Go);
+                continue;
+            };
+            let blocker = first.collider;
+            if !world.agents[blocker].plan.moves() {
+                assert_eq!(verdict, StartVerdict::Blocked { blocker });
+                continue;
+            }
+            let step = sample_step(desc.radius, plan.max_speed());
+            let steps = (world.config().horizon / START_DELAY_STEP).ceil() as usize;
+            let mut expected = StartVerdict::Blocked { blocker };
+            let mut standing_contact = false;
+            for k in 1..=steps {
+                let delay = k as f64 * START_DELAY_STEP;
+                let delayed = MotionPlan {
+                    still: plan.still + delay,
+                    ..plan
+                };
+                match run(delayed, Some(blocker), &mut candidates, &mut samples) {
+                    None => {
+                        expected = StartVerdict::Wait {
+                            blocker,
+                            clear_in: delay,
+                        };
+                        break;
+                    }
+                    Some(contact) => {
+                        standing_contact |= contact.time + step <= delayed.still;
+                    }
+                }
+            }
+            assert_eq!(verdict, expected);
+            match expected {
+                StartVerdict::Wait { .. } => waits += 1,
+                _ => blocked += 1,
+            }
+            met_standing += usize::from(standing_contact);
+        }
+        // Each case occurs, the shortcut's among them, so the property is tested.
+        assert!(
+            waits > 20 && blocked > 20 && met_standing > 10,
+            "{waits} waits, {blocked} blocked, {met_standing} met standing"
         );
     }
 
