@@ -2507,24 +2507,25 @@ pub(crate) fn detect_fresh(
     // Any collider that can meet the agent during the sweep starts within this distance.
     let reach =
         range + world.max_speed * duration + world.max_radius + desc.radius + 2.0 * config.margin;
-    candidates.clear();
-    let square = (origin.position, reach * grow);
-    match sweep.only {
-        // One collider asked about (a start delayed against its blocker, a third of the
-        // sweeps of a standing crowd): it alone, if the broad phase lists it, without
-        // gathering and passing over the ~170 others (plaza, 1,000 agents). Exact.
-        Some(only) => {
-            if let Some(other) = world.agents.get(only) {
-                let slot = other.slot as usize;
-                if world.dense.get(slot) == Some(&only)
-                    && world.grid.lists(slot, square.0, square.1)
-                {
-                    candidates.push(slot as u32);
-                }
-            }
-        }
-        None => world.grid.near(square.0, square.1, candidates),
-    }
+    // The half-side of the square holding every collider that can touch the swept path by
+    // `time` seconds: the sweep's reach by the end of the step that holds `time` (the agent
+    // within its arclength then, the collider within the world's largest speed times it),
+    // grown as the full square is, with `REACH_SLACK` for the arclength tables.
+    let reach_by = |samples: &[SweepSample], time: f64, duration: f64| {
+        let end = samples
+            .iter()
+            .find(|sample| sample.t >= time)
+            .map_or(duration, |sample| sample.t);
+        let range = (plan.s_at(end) - plan.s).max(0.0);
+        (range
+            + world.max_speed * end
+            + world.max_radius
+            + desc.radius
+            + 2.0 * config.margin
+            + REACH_SLACK)
+            * grow
+    };
+    let full = (origin.position, reach * grow);
     let disc = DiscTest {
         origin: origin.position,
         range,
@@ -2532,11 +2533,6 @@ pub(crate) fn detect_fresh(
         radius: desc.radius,
         margin: config.margin,
         grow,
-    };
-    keep_within_discs(world, candidates, &disc);
-    let looked_at = LookedAt {
-        reach: square.1,
-        disc,
     };
     // The contact with one candidate (a slot of `world.hot`) if it is no later than `cutoff`
     // seconds: the same contact whatever the cutoff, when there is one by then (the pair
@@ -2595,9 +2591,56 @@ pub(crate) fn detect_fresh(
         contact.filter(|c| c.time <= cutoff).map(|c| (c, other_key))
     };
     // The agent's blocker or collider of its last query is most often the first again: swept
-    // first, its contact's time cuts the other sweeps short.
-    let hinted =
-        sweep_hint(world, sweep.key).and_then(|slot| candidates.iter().position(|&i| i == slot));
+    // first (when the broad phase lists it and the disc test keeps it, as for any candidate),
+    // its contact's time cuts the other sweeps short, and the square listed shrinks to the
+    // agents that could touch the swept path by then (`reach_by`): the others could not come
+    // first. The list keeps its order (a smaller square's cells are a part of the larger's, in
+    // the same order), so ties go to the same agent. Exact.
+    let hint = match sweep.only {
+        Some(_) => None,
+        None => sweep_hint(world, sweep.key).filter(|&slot| {
+            world.grid.lists(slot as usize, full.0, full.1) && disc.keeps(&world.hot[slot as usize])
+        }),
+    };
+    let hinted = hint.map(|slot| (slot, contact_with(slot, f64::INFINITY)));
+    let square = match hinted {
+        // (Never less than where the hinted agent stands, so that the list holds it.)
+        Some((slot, Some((contact, _)))) => {
+            let from = (world.hot[slot as usize].position - full.0)
+                .abs()
+                .max_element();
+            let reach = reach_by(samples, contact.time, duration).max(from);
+            (full.0, reach.min(full.1))
+        }
+        _ => full,
+    };
+    candidates.clear();
+    match sweep.only {
+        // One collider asked about (a start delayed against its blocker, a third of the
+        // sweeps of a standing crowd): it alone, if the broad phase lists it, without
+        // gathering and passing over the ~170 others (plaza, 1,000 agents). Exact.
+        Some(only) => {
+            if let Some(other) = world.agents.get(only) {
+                let slot = other.slot as usize;
+                if world.dense.get(slot) == Some(&only)
+                    && world.grid.lists(slot, square.0, square.1)
+                {
+                    candidates.push(slot as u32);
+                }
+            }
+        }
+        None => world.grid.near(square.0, square.1, candidates),
+    }
+    keep_within_discs(world, candidates, &disc);
+    let looked_at = LookedAt {
+        reach: square.1,
+        disc,
+    };
+    // Where the hinted agent is in the list (any square round it lists it).
+    let hinted = hinted.and_then(|(slot, contact)| {
+        let index = candidates.iter().position(|&i| i == slot);
+        index.map(|index| (index, contact))
+    });
     let best = earliest_contact(
         candidates.len(),
         hinted,
@@ -2624,6 +2667,11 @@ pub(crate) fn detect_fresh(
     (Some(collision), Some(looked_at))
 }
 
+/// Slack of [`detect_fresh`]'s square shrunk to a hinted contact's time, metres: positions on
+/// rails come from arclength tables accurate to 1e-4 m, and a chord is no longer than its arc
+/// (as `SweepBound`'s slack).
+const REACH_SLACK: f64 = 1e-3;
+
 /// What a sweep looked at ([`detect_fresh`]): the broad phase's square and the disc test.
 /// (Read only by the feature `parallel`'s speculation.)
 #[derive(Clone, Copy, Debug)]
@@ -2638,21 +2686,24 @@ pub(crate) struct LookedAt {
 /// The earliest of `count` candidates' contacts, ties to the one listed first: the first
 /// collision of a sweep. `contact_with(index, cutoff)` is a candidate's contact if it comes by
 /// `cutoff` seconds (the same contact whatever the cutoff, when there is one by then); `time`
-/// is a contact's time. The `hinted` candidate is swept first, so that its contact's time cuts
-/// the others' short when it is the earliest, as the agent's last blocker usually is. Exact:
-/// the minimum of (time, place in the list) does not depend on the order of the sweeps.
+/// is a contact's time. The `hinted` candidate (its index, and its contact swept already with
+/// no cutoff) comes first, so that its contact's time cuts the others' short when it is the
+/// earliest, as the agent's last blocker usually is. Exact: the minimum of (time, place in the
+/// list) does not depend on the order of the sweeps.
 fn earliest_contact<C>(
     count: usize,
-    hinted: Option<usize>,
+    hinted: Option<(usize, Option<C>)>,
     mut contact_with: impl FnMut(usize, f64) -> Option<C>,
     time: impl Fn(&C) -> f64,
 ) -> Option<C> {
     let mut best: Option<(C, usize)> = None;
-    if let Some(h) = hinted.filter(|&h| h < count) {
-        best = contact_with(h, f64::INFINITY).map(|c| (c, h));
+    let mut skip = None;
+    if let Some((h, contact)) = hinted.filter(|&(h, _)| h < count) {
+        best = contact.map(|c| (c, h));
+        skip = Some(h);
     }
     for index in 0..count {
-        if Some(index) == hinted {
+        if Some(index) == skip {
             continue;
         }
         let (cutoff, best_index) = best
@@ -2993,8 +3044,19 @@ mod tests {
             rng: &mut crate::sim::SplitMix64,
             motion: crate::world::Motion,
         ) -> (World, AgentKey) {
+            self.round_in(level, rng, motion, crate::AvoidanceConfig::default())
+        }
+
+        /// [`Crowd::round`] in a world with `config`.
+        pub(super) fn round_in(
+            &self,
+            level: &Arc<crate::level::Level>,
+            rng: &mut crate::sim::SplitMix64,
+            motion: crate::world::Motion,
+            config: crate::AvoidanceConfig,
+        ) -> (World, AgentKey) {
             use crate::world::{AgentDesc, Motion};
-            let mut world = World::new(level.clone(), crate::AvoidanceConfig::default()).unwrap();
+            let mut world = World::new(level.clone(), config).unwrap();
             let at = DVec2::new(10.0, 15.0);
             // None where it would overlap an agent already there.
             let add = |world: &mut World, from: DVec2, to: DVec2, motion: Motion| {
@@ -3060,13 +3122,82 @@ mod tests {
                 .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             assert_eq!(plain, expected);
             for hint in 0..=count {
+                let hinted = (hint < count).then(|| (hint, swept(hint, f64::INFINITY)));
                 assert_eq!(
-                    earliest_contact(count, Some(hint), swept, |c| c.0),
+                    earliest_contact(count, hinted, swept, |c| c.0),
                     expected,
                     "{times:?} hint {hint}"
                 );
             }
         }
+    }
+
+    /// The square shrunk to the hinted agent's contact time (`detect_fresh`) finds the first
+    /// collision the full square does: random crowds round an agent standing or walking, its
+    /// hint (the agent it waits on) drawn from the crowd; the reference is the same sweep with
+    /// no hint, over the full square.
+    #[test]
+    fn the_square_shrunk_to_the_hinted_contact_finds_the_same_first_collision() {
+        use crate::world::Motion;
+        let level = open_field();
+        let mut rng = crate::sim::SplitMix64::new(53);
+        let (mut shrunk, mut later) = (0, 0);
+        for round in 0..400 {
+            let crowd = Crowd {
+                others: 40,
+                offsets: (DVec2::new(-4.0, -6.0), DVec2::new(12.0, 12.0)),
+                nearest: 0.9,
+                length: 8.0,
+                moving: 0.5,
+            };
+            let motion = if round % 2 == 0 {
+                Motion::standing(0.0)
+            } else {
+                Motion::moving(0.0, 1.4)
+            };
+            // Half-metre cells: the list follows the square closely, so that a square too
+            // small would drop an agent that comes first.
+            let config = crate::AvoidanceConfig {
+                cell_size: 0.5,
+                ..Default::default()
+            };
+            let (mut world, key) = crowd.round_in(&level, &mut rng, motion, config);
+            world.begin_frame(1.0 / 30.0);
+            world.ensure_grid();
+            let rail = world.agents[key].rail_shared().unwrap().clone();
+            let desc = world.agents[key].desc();
+            let plan = if round % 2 == 0 {
+                start_plan(desc, 0.0, desc.preferred_speed, 0.0)
+            } else {
+                world.agents[key].plan
+            };
+            let hysteresis = if round % 4 < 2 {
+                Hysteresis::resume(world.config())
+            } else {
+                Hysteresis::NONE
+            };
+            let sweep = Sweep::ahead(key, &rail, plan, 0.0).with(hysteresis);
+            let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+            let (expected, full) = detect_fresh(&world, &sweep, &mut candidates, &mut samples);
+            // Every other agent as the hint in turn.
+            let others: Vec<AgentKey> = world.agents.keys().filter(|&k| k != key).collect();
+            for hint in others {
+                world.agents[key].waiting_on = Some((hint, 0.0));
+                let (got, looked) = detect_fresh(&world, &sweep, &mut candidates, &mut samples);
+                assert_eq!(got, expected, "round {round}, hint {hint:?}");
+                if looked.unwrap().reach < full.unwrap().reach {
+                    shrunk += 1;
+                    // Shrunk to a contact later than the first.
+                    later += usize::from(got.is_some_and(|c| c.collider != hint));
+                }
+            }
+        }
+        // The square shrinks often, also to a hinted contact that is not the first, so the
+        // property is tested.
+        assert!(
+            shrunk > 500 && later > 100,
+            "{shrunk} shrunk, {later} to a later contact"
+        );
     }
 
     #[test]
