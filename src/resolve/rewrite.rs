@@ -417,6 +417,9 @@ pub(crate) struct Bend {
     /// Whether it is accepted: clear at the current speed, or at another of the agent's speeds
     /// with its collision at the current speed further off than the stopping time.
     pub accepted: bool,
+    /// The agent of that collision (`None` when clear): the next try's sweeps look at it
+    /// first.
+    pub collider: Option<AgentKey>,
 }
 
 impl Bend {
@@ -484,6 +487,7 @@ impl World {
         side: Side,
         fraction: usize,
         distance: f64,
+        hint: Option<AgentKey>,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
         memo: Option<&mut BendMemo>,
@@ -510,6 +514,7 @@ impl World {
             request.hysteresis,
             via,
             side,
+            hint,
             candidates,
             samples,
         ))
@@ -703,6 +708,7 @@ impl World {
         hysteresis: Hysteresis,
         via: DVec2,
         side: Side,
+        hint: Option<AgentKey>,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Bend {
@@ -710,7 +716,10 @@ impl World {
         let on_bent = MotionPlan { s: 0.0, ..plan };
         let hit = detect(
             self,
-            &Sweep::ahead(key, &bent, on_bent, 0.0).with(hysteresis),
+            &Sweep {
+                hint,
+                ..Sweep::ahead(key, &bent, on_bent, 0.0).with(hysteresis)
+            },
             candidates,
             samples,
         );
@@ -737,13 +746,12 @@ impl World {
                     speeds_by_preference(desc, |v| (v - plan.speed).abs() > SPEED_TOLERANCE).any(
                         |speed| {
                             let at_speed = rescale(on_bent, plan.speed, speed);
-                            detect(
-                                self,
-                                &Sweep::ahead(key, &bent, at_speed, 0.0).with(hysteresis),
-                                candidates,
-                                samples,
-                            )
-                            .is_none()
+                            // (The collider at the current speed is looked at first.)
+                            let sweep = Sweep {
+                                hint: Some(hit.collider),
+                                ..Sweep::ahead(key, &bent, at_speed, 0.0).with(hysteresis)
+                            };
+                            detect(self, &sweep, candidates, samples).is_none()
                         },
                     );
                 (hit.overlap, hit.time, other_speed)
@@ -756,6 +764,7 @@ impl World {
             overlap,
             collision_time,
             accepted,
+            collider: hit.map(|hit| hit.collider),
         }
     }
 
@@ -789,6 +798,7 @@ impl World {
         ap: &AvoidancePoint,
         distance: f64,
         run: f64,
+        hint: Option<AgentKey>,
         candidates: &mut Vec<u32>,
         samples: &mut Vec<SweepSample>,
     ) -> Result<Bend, BendFailure> {
@@ -817,6 +827,7 @@ impl World {
             request.hysteresis,
             ap.point,
             side,
+            hint,
             candidates,
             samples,
         ))
@@ -846,6 +857,9 @@ impl World {
         let full = config.avoidance_radii * radius;
         let least = config.min_avoidance_radii * radius;
         let mut best: Option<Bend> = None;
+        // The agent the last try's rail met: the next try's sweeps look at it first (a crowd
+        // beside the rail meets most tries; only an order of work, `Sweep::hint`).
+        let mut hint = None;
         for side in [first, first.mirrored()] {
             if only.is_some_and(|allowed| allowed != side) {
                 continue;
@@ -862,6 +876,7 @@ impl World {
                     side,
                     index,
                     distance,
+                    hint,
                     candidates,
                     samples,
                     memo.as_deref_mut(),
@@ -874,6 +889,7 @@ impl World {
                 if bend.accepted {
                     return Some(bend);
                 }
+                hint = bend.collider.or(hint);
                 if best.as_ref().is_none_or(|b| bend.overlap < b.overlap) {
                     best = Some(bend);
                 }
@@ -901,12 +917,15 @@ impl World {
                 };
                 for runs in LANE_RUNS.into_iter().take_while(|&runs| fits(runs)) {
                     let run = runs * full;
-                    match self.lane_to_side(request, side, &ap, full, run, candidates, samples) {
+                    let lane =
+                        self.lane_to_side(request, side, &ap, full, run, hint, candidates, samples);
+                    match lane {
                         Ok(bend) if bend.accepted && bend.collision_time.is_infinite() => {
                             return Some(bend);
                         }
                         Ok(bend) if bend.accepted && slower.is_none() => slower = Some(bend),
-                        Ok(_) | Err(_) => {}
+                        Ok(bend) => hint = bend.collider.or(hint),
+                        Err(_) => {}
                     }
                 }
             }
@@ -1378,6 +1397,7 @@ mod tests {
                 Hysteresis::NONE,
                 from,
                 Side::Left,
+                None,
                 &mut candidates,
                 &mut samples,
             );
@@ -1452,6 +1472,7 @@ mod tests {
                     side,
                     index,
                     distance,
+                    None,
                     &mut candidates,
                     &mut samples,
                     None,

@@ -108,6 +108,9 @@ pub(crate) struct Sweep<'r> {
     pub only: Option<AgentKey>,
     /// Which colliders the sweep looks at.
     pub colliders: Colliders,
+    /// The agent to sweep first, if it is a candidate (only an order of work: any gives the
+    /// same answer); `None`: the agent it waits on, else the collider of its last query.
+    pub hint: Option<AgentKey>,
 }
 
 /// Which colliders a [`Sweep`] looks at.
@@ -174,6 +177,7 @@ impl<'r> Sweep<'r> {
             front_only: true,
             only: None,
             colliders: Colliders::All,
+            hint: None,
         }
     }
 }
@@ -2603,7 +2607,7 @@ pub(crate) fn detect_fresh(
     // the same order), so ties go to the same agent. Exact.
     let hint = match sweep.only {
         Some(_) => None,
-        None => sweep_hint(world, sweep.key).filter(|&slot| {
+        None => sweep_hint(world, sweep).filter(|&slot| {
             world.grid.lists(slot as usize, full.0, full.1) && disc.keeps(&world.hot[slot as usize])
         }),
     };
@@ -2724,14 +2728,14 @@ fn earliest_contact<C>(
     best.map(|(contact, _)| contact)
 }
 
-/// The slot (in `World::hot`) of the agent `key` most likely meets first: the one it waits on,
-/// else the collider of its last query. Only an order of work for [`detect_fresh`]: any answer
-/// gives the same result.
-fn sweep_hint(world: &World, key: AgentKey) -> Option<u32> {
-    let agent = &world.agents[key];
-    let other = agent
-        .waiting_on
-        .map(|(other, _)| other)
+/// The slot (in `World::hot`) of the agent the sweep most likely meets first: its `hint`, else
+/// the one its agent waits on, else the collider of its agent's last query. Only an order of
+/// work for [`detect_fresh`]: any answer gives the same result.
+fn sweep_hint(world: &World, sweep: &Sweep<'_>) -> Option<u32> {
+    let agent = &world.agents[sweep.key];
+    let other = sweep
+        .hint
+        .or(agent.waiting_on.map(|(other, _)| other))
         .or(agent.collision.as_ref().map(|c| c.collider))?;
     let slot = world.agents.get(other)?.slot;
     (world.dense.get(slot as usize) == Some(&other)).then_some(slot)
