@@ -1151,12 +1151,20 @@ fn decide_standing(
             && agent.waiting_on.is_some_and(|(k, _)| k == blocker)
             && agent.bends_without_progress >= STOPPED_FOR_BENDS
     };
+    // (The far-start test fails without its sweep when the start check's first collision says
+    // the plain sweep meets that agent too soon: `plain_meets_too_soon`.)
     let verdict = match verdict {
         StartVerdict::Blocked { blocker }
-            if !world.agents[blocker].plan.moves() && !stopped_for(blocker) && {
-                let plain = starts.plain(candidates, samples);
-                far_standing_blocker_after(world, key, rail, motion.s, plain, candidates, samples)
-            } =>
+            if !world.agents[blocker].plan.moves()
+                && !stopped_for(blocker)
+                && !first
+                    .is_some_and(|c| plain_meets_too_soon(world, key, rail, starts.plan, &c))
+                && {
+                    let plain = starts.plain(candidates, samples);
+                    far_standing_blocker_after(
+                        world, key, rail, motion.s, plain, candidates, samples,
+                    )
+                } =>
         {
             StartVerdict::Go
         }
@@ -1511,10 +1519,9 @@ fn far_standing_blocker_after(
     let config = world.config();
     let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
     if let Some(first) = plain {
-        let stop_time = desc.gait(desc.preferred_speed).stop_time;
-        let needed =
-            plan.still + plan.transition_time + config.reversal_hold + stop_time + FAR_START_MARGIN;
-        if world.agents[first.collider].plan.moves() || first.time <= needed {
+        if world.agents[first.collider].plan.moves()
+            || first.time <= far_start_needed(world, key, plan)
+        {
             return false;
         }
     }
@@ -1523,6 +1530,49 @@ fn far_standing_blocker_after(
         ..Sweep::ahead(key, rail, plan, 0.0).with(Hysteresis::resume(config))
     };
     detect(world, &movers, candidates, samples).is_none()
+}
+
+/// How far off, seconds, the first agent standing in the way of a start by `plan` (the start
+/// plan at the preferred speed) must be for [`far_standing_blocker`]: the start, the reversal
+/// hold and the stop, with [`FAR_START_MARGIN`].
+fn far_start_needed(world: &World, key: AgentKey, plan: MotionPlan) -> f64 {
+    let desc = world.agents[key].desc();
+    let stop_time = desc.gait(desc.preferred_speed).stop_time;
+    plan.still + plan.transition_time + world.config().reversal_hold + stop_time + FAR_START_MARGIN
+}
+
+/// Whether the plain sweep of the start by `plan` along `rail` (no inflation, no extra time:
+/// [`StartSweeps::plain`]) is sure to meet someone within [`far_start_needed`], given the
+/// start check's first collision, `inflated` (with an agent standing), so that the far-start
+/// test fails without it. The plain sweep takes the same samples up to its end (the same
+/// plan, step and times; the check's only go on longer), sweeps an agent that stands with
+/// the same radii (the inflation is only against agents that may move), and the standing
+/// agent passes its front test as long as it is ahead of where the agent stands: when the
+/// contact's step ends before the plain sweep's last sample, the plain sweep finds that
+/// contact, or one sooner. Exact (`tests`: the plain sweep compared wherever this holds).
+fn plain_meets_too_soon(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    plan: MotionPlan,
+    inflated: &Collision,
+) -> bool {
+    let config = world.config();
+    let desc = world.agents[key].desc();
+    let other = &world.agents[inflated.collider];
+    if other.plan.moves() || inflated.time > far_start_needed(world, key, plan) {
+        return false;
+    }
+    // The plain sweep's duration (`detect_fresh`), and the step holding the contact.
+    let mut duration = plan.still + plan.transition_time + config.horizon;
+    if plan.speed > 0.0 {
+        duration += desc.stop_distance(plan.speed) / plan.speed;
+    }
+    let step = sample_step(desc.radius, plan.max_speed());
+    let origin = rail.sample(plan.s);
+    let slot = other.slot as usize;
+    let ahead = (world.hot[slot].position - origin.position).dot(origin.tangent) > 0.0;
+    ahead && inflated.time + step < duration
 }
 
 /// A walker (moving or starting) that, if it were told to stop now, would come to stand where
@@ -3434,6 +3484,60 @@ mod tests {
         assert!(
             waits > 20 && blocked > 20 && met_standing > 10,
             "{waits} waits, {blocked} blocked, {met_standing} met standing"
+        );
+    }
+
+    /// `plain_meets_too_soon` holds only where the plain sweep meets someone within the
+    /// far-start test's time: random crowds, mostly standing, round a standing agent.
+    #[test]
+    fn the_far_start_test_fails_wherever_the_plain_sweep_is_said_to_meet_too_soon() {
+        use crate::world::Motion;
+        let level = open_field();
+        let mut rng = crate::sim::SplitMix64::new(61);
+        let (mut said, mut blocked_by_standers) = (0, 0);
+        for _ in 0..1500 {
+            let crowd = Crowd {
+                others: 10,
+                offsets: (DVec2::new(-3.0, -4.0), DVec2::new(10.0, 8.0)),
+                nearest: 0.9,
+                length: 6.0,
+                moving: 0.3,
+            };
+            let (mut world, key) = crowd.round(&level, &mut rng, Motion::standing(0.0));
+            world.begin_frame(1.0 / 30.0);
+            world.ensure_grid();
+            let rail = world.agents[key].rail_shared().unwrap().clone();
+            let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+            let mut starts = StartSweeps::new(&world, key, &rail, 0.0);
+            let Some(first) = starts.inflated(&mut candidates, &mut samples) else {
+                continue;
+            };
+            if world.agents[first.collider].plan.moves() {
+                continue;
+            }
+            blocked_by_standers += 1;
+            if plain_meets_too_soon(&world, key, &rail, starts.plan, &first) {
+                said += 1;
+                let plain = starts.plain(&mut candidates, &mut samples);
+                let needed = far_start_needed(&world, key, starts.plan);
+                assert!(
+                    plain.is_some_and(|c| c.time <= needed),
+                    "{first:?} against {plain:?}"
+                );
+                assert!(!far_standing_blocker(
+                    &world,
+                    key,
+                    &rail,
+                    0.0,
+                    &mut candidates,
+                    &mut samples
+                ));
+            }
+        }
+        // Both answers occur, so the property is tested.
+        assert!(
+            said > 100 && said < blocked_by_standers,
+            "{said} of {blocked_by_standers}"
         );
     }
 
