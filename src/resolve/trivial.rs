@@ -3106,6 +3106,22 @@ mod tests {
             self.round_in(level, rng, motion, crate::AvoidanceConfig::default())
         }
 
+        /// [`Crowd::round_in`], its frame begun and its broad phase built: the world, the
+        /// agent's key and its rail.
+        pub(super) fn framed(
+            &self,
+            level: &Arc<crate::level::Level>,
+            rng: &mut crate::sim::SplitMix64,
+            motion: crate::world::Motion,
+            config: crate::AvoidanceConfig,
+        ) -> (World, AgentKey, Arc<Rail>) {
+            let (mut world, key) = self.round_in(level, rng, motion, config);
+            world.begin_frame(1.0 / 30.0);
+            world.ensure_grid();
+            let rail = world.agents[key].rail_shared().unwrap().clone();
+            (world, key, rail)
+        }
+
         /// [`Crowd::round`] in a world with `config`.
         pub(super) fn round_in(
             &self,
@@ -3220,10 +3236,7 @@ mod tests {
                 cell_size: 0.5,
                 ..Default::default()
             };
-            let (mut world, key) = crowd.round_in(&level, &mut rng, motion, config);
-            world.begin_frame(1.0 / 30.0);
-            world.ensure_grid();
-            let rail = world.agents[key].rail_shared().unwrap().clone();
+            let (mut world, key, rail) = crowd.framed(&level, &mut rng, motion, config);
             let desc = world.agents[key].desc();
             let plan = if round % 2 == 0 {
                 start_plan(desc, 0.0, desc.preferred_speed, 0.0)
@@ -3342,6 +3355,22 @@ mod tests {
         );
     }
 
+    /// The start check of a standing agent from the start of its rail (`start_verdict`, with
+    /// the resume inflation).
+    fn start_check(world: &World, key: AgentKey, rail: &Rail) -> StartVerdict {
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let hysteresis = Hysteresis::resume(world.config());
+        start_verdict(
+            world,
+            key,
+            rail,
+            0.0,
+            hysteresis,
+            &mut candidates,
+            &mut samples,
+        )
+    }
+
     /// What `decide_standing` relies on to skip the far-start test: when the start check's
     /// first blocker moves, the test fails. Random crowds round a standing agent on an open
     /// field: walkers at any speed and heading, and agents standing.
@@ -3359,21 +3388,10 @@ mod tests {
                 length: 8.0,
                 moving: 0.6,
             };
-            let (mut world, key) = crowd.round(&level, &mut rng, Motion::standing(0.0));
-            world.begin_frame(1.0 / 30.0);
-            world.ensure_grid();
-            let rail = world.agents[key].rail_shared().unwrap().clone();
+            let (world, key, rail) =
+                crowd.framed(&level, &mut rng, Motion::standing(0.0), Default::default());
             let (mut candidates, mut samples) = (Vec::new(), Vec::new());
-            let hysteresis = Hysteresis::resume(world.config());
-            let verdict = start_verdict(
-                &world,
-                key,
-                &rail,
-                0.0,
-                hysteresis,
-                &mut candidates,
-                &mut samples,
-            );
+            let verdict = start_check(&world, key, &rail);
             let blocker = match verdict {
                 StartVerdict::Go => continue,
                 StartVerdict::Wait { blocker, .. } | StartVerdict::Blocked { blocker } => blocker,
@@ -3413,22 +3431,12 @@ mod tests {
                 length: 10.0,
                 moving: 0.9,
             };
-            let (mut world, key) = crowd.round(&level, &mut rng, Motion::standing(0.0));
-            world.begin_frame(1.0 / 30.0);
-            world.ensure_grid();
-            let rail = world.agents[key].rail_shared().unwrap().clone();
+            let (world, key, rail) =
+                crowd.framed(&level, &mut rng, Motion::standing(0.0), Default::default());
             let (mut candidates, mut samples) = (Vec::new(), Vec::new());
-            let hysteresis = Hysteresis::resume(world.config());
-            let verdict = start_verdict(
-                &world,
-                key,
-                &rail,
-                0.0,
-                hysteresis,
-                &mut candidates,
-                &mut samples,
-            );
+            let verdict = start_check(&world, key, &rail);
             // The reference: the first sweep, then every delay against its mover.
+            let hysteresis = Hysteresis::resume(world.config());
             let desc = world.agents[key].desc();
             let plan = start_plan(desc, 0.0, desc.preferred_speed, 0.0);
             let run = |plan: MotionPlan,
@@ -3503,10 +3511,8 @@ mod tests {
                 length: 6.0,
                 moving: 0.3,
             };
-            let (mut world, key) = crowd.round(&level, &mut rng, Motion::standing(0.0));
-            world.begin_frame(1.0 / 30.0);
-            world.ensure_grid();
-            let rail = world.agents[key].rail_shared().unwrap().clone();
+            let (world, key, rail) =
+                crowd.framed(&level, &mut rng, Motion::standing(0.0), Default::default());
             let (mut candidates, mut samples) = (Vec::new(), Vec::new());
             let mut starts = StartSweeps::new(&world, key, &rail, 0.0);
             let Some(first) = starts.inflated(&mut candidates, &mut samples) else {
