@@ -2560,7 +2560,8 @@ pub(crate) fn detect_fresh(
     // front test also looks ahead of those points: an agent behind at first can be in front of
     // a curve that turns toward it (arena-200: a standing agent's bend to the left started it
     // toward an agent just behind its old heading, and they touched).
-    let turns = path_turns(samples, origin.tangent);
+    // (Found when a candidate behind first asks: most sweeps have none, or none left by then.)
+    let turns = std::cell::OnceCell::new();
     let bound = SweepBound::of(samples);
     let grow = 1.0 + sweep.inflation;
     // Any collider that can meet the agent during the sweep starts within this distance.
@@ -2611,7 +2612,12 @@ pub(crate) fn detect_fresh(
             _ => {}
         }
         let to = hot.position - origin.position;
-        if sweep.front_only && to.dot(origin.tangent) <= 0.0 && turns.all_behind(hot.position) {
+        if sweep.front_only
+            && to.dot(origin.tangent) <= 0.0
+            && turns
+                .get_or_init(|| path_turns(samples, origin.tangent))
+                .all_behind(hot.position)
+        {
             return None;
         }
         // The hysteresis inflation guards against a moving collider's prediction changing; an
