@@ -1162,7 +1162,13 @@ fn decide_standing(
                 && {
                     let plain = starts.plain(candidates, samples);
                     far_standing_blocker_after(
-                        world, key, rail, motion.s, plain, candidates, samples,
+                        world,
+                        key,
+                        rail,
+                        starts.plan,
+                        plain,
+                        candidates,
+                        samples,
                     )
                 } =>
         {
@@ -1500,24 +1506,22 @@ pub(super) fn far_standing_blocker(
         candidates,
         samples,
     );
-    far_standing_blocker_after(world, key, rail, s, plain, candidates, samples)
+    far_standing_blocker_after(world, key, rail, plan, plain, candidates, samples)
 }
 
-/// [`far_standing_blocker`] given its plain sweep's answer, `plain` (the detection sweep of the
-/// start along `rail` from `s` at the preferred speed, [`StartSweeps::plain`]).
+/// [`far_standing_blocker`] for the start by `plan` (the start plan at the preferred speed)
+/// given its plain sweep's answer, `plain` (the detection sweep of that start along `rail`,
+/// [`StartSweeps::plain`]).
 fn far_standing_blocker_after(
     world: &World,
     key: AgentKey,
     rail: &Rail,
-    s: f64,
+    plan: MotionPlan,
     plain: Option<Collision>,
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
 ) -> bool {
-    let agent = &world.agents[key];
-    let desc = agent.desc();
     let config = world.config();
-    let plan = start_plan(desc, s, desc.preferred_speed, 0.0);
     if let Some(first) = plain {
         if world.agents[first.collider].plan.moves()
             || first.time <= far_start_needed(world, key, plan)
@@ -1568,11 +1572,24 @@ fn plain_meets_too_soon(
     if plan.speed > 0.0 {
         duration += desc.stop_distance(plan.speed) / plan.speed;
     }
-    let step = sample_step(desc.radius, plan.max_speed());
+    first_clause_ahead(world, key, rail, plan, inflated.collider)
+        .is_some_and(|step| inflated.time + step < duration)
+}
+
+/// When `collider` passes the sweep's front test by its first clause, ahead of where agent
+/// `key` starts along `rail` by `plan` (which no later samples, turns or delays change): the
+/// time between two of that sweep's samples, seconds (`sample_step`); else `None`.
+fn first_clause_ahead(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    plan: MotionPlan,
+    collider: AgentKey,
+) -> Option<f64> {
     let origin = rail.sample(plan.s);
-    let slot = other.slot as usize;
+    let slot = world.agents[collider].slot as usize;
     let ahead = (world.hot[slot].position - origin.position).dot(origin.tangent) > 0.0;
-    ahead && inflated.time + step < duration
+    ahead.then(|| sample_step(world.agents[key].desc().radius, plan.max_speed()))
 }
 
 /// A walker (moving or starting) that, if it were told to stop now, would come to stand where
@@ -2434,12 +2451,10 @@ fn verdict_after(
     // the same numbers. The mover must pass the sweep's front test by its first clause (ahead
     // of where the agent stands), which no delay changes. No delay can clear the way: the
     // later, costlier sweeps (one per delay) are not run. Exact.
-    let slot = world.agents[first.collider].slot as usize;
-    let origin = rail.sample(plan.s);
-    let ahead = (world.hot[slot].position - origin.position).dot(origin.tangent) > 0.0;
-    let step = sample_step(world.agents[key].desc().radius, plan.max_speed());
-    let meets_standing =
-        |contact: &Collision, delay: f64| ahead && contact.time + step <= plan.still + delay;
+    let ahead = first_clause_ahead(world, key, rail, plan, first.collider);
+    let meets_standing = |contact: &Collision, delay: f64| {
+        ahead.is_some_and(|step| contact.time + step <= plan.still + delay)
+    };
     if meets_standing(&first, 0.0) {
         return blocked;
     }
