@@ -19,7 +19,7 @@ pub use validate::{Clearance, OffMesh};
 use glam::DVec2;
 
 use crate::geometry::closest_on_segment;
-use arclength::{ArcTable, Span, MIN_SEGMENT_LENGTH};
+use arclength::{ArcTable, Refinement, Span, MIN_SEGMENT_LENGTH};
 
 /// Largest gap (metres) between consecutive segments that still counts as connected.
 const CONNECT_TOLERANCE: f64 = 1e-6;
@@ -349,7 +349,8 @@ impl Rail {
         s_leave: f64,
         middle: &[RailSegment],
         s_reconnect: f64,
-    ) -> Result<(Rail, usize), RailError> {
+        splice: Splice,
+    ) -> Result<Rejoined, RailError> {
         let mut parts = Vec::new();
         if s_leave > s0 + SNAP {
             self.check_s(s0)?;
@@ -370,7 +371,15 @@ impl Rail {
             }
             parts.extend(tail);
         }
-        Ok((self.assemble(parts)?, first_middle))
+        let (rail, bisected) = match splice {
+            Splice::Checked => self.assemble_with(parts, Refinement::Checked)?,
+            Splice::Repeated => self.assemble_repeated(parts)?,
+        };
+        Ok(Rejoined {
+            rail,
+            first_middle,
+            bisected,
+        })
     }
 
     /// A rail of `parts`: segments copied whole from this rail keep their arclength tables
@@ -379,11 +388,48 @@ impl Rail {
     /// [`Rail::new`]. Bends and detours splice long rails many times a frame, and rebuilding
     /// the tables of the untouched tail was a fifth of a crowded frame (`perf`, city-small).
     fn assemble(&self, parts: Vec<Part>) -> Result<Rail, RailError> {
+        self.assemble_with(parts, Refinement::Checked)
+            .map(|(rail, _)| rail)
+    }
+
+    /// [`Rail::assemble`], the new segments' tables built with `refinement`; with whether any
+    /// of their intervals was bisected.
+    fn assemble_with(
+        &self,
+        parts: Vec<Part>,
+        refinement: Refinement,
+    ) -> Result<(Rail, bool), RailError> {
         let sources: Vec<Option<usize>> = parts.iter().map(|p| p.source).collect();
         let segments: Vec<RailSegment> = parts.into_iter().map(|p| p.segment).collect();
         validate_new(&segments, |i| sources[i].is_none())?;
-        let table = ArcTable::build_reusing(&segments, |i| sources[i].map(|k| (&self.table, k)))?;
-        Ok(Rail { segments, table })
+        let built = ArcTable::build_with(
+            &segments,
+            |i| sources[i].map(|k| (&self.table, k)),
+            refinement,
+        )?;
+        let rail = Rail {
+            segments,
+            table: built.table,
+        };
+        Ok((rail, built.bisected))
+    }
+
+    /// [`Rail::assemble`] of parts a checked assembly of the same numbers accepted, bisecting
+    /// nothing ([`Splice::Repeated`]): the new segments are not checked again, and their
+    /// tables are built unchecked, which gives the same tables.
+    fn assemble_repeated(&self, parts: Vec<Part>) -> Result<(Rail, bool), RailError> {
+        let sources: Vec<Option<usize>> = parts.iter().map(|p| p.source).collect();
+        let segments: Vec<RailSegment> = parts.into_iter().map(|p| p.segment).collect();
+        let built = ArcTable::build_with(
+            &segments,
+            |i| sources[i].map(|k| (&self.table, k)),
+            Refinement::Unchecked,
+        )?;
+        let rail = Rail {
+            segments,
+            table: built.table,
+        };
+        Ok((rail, false))
     }
 
     /// The arclength of the rail point nearest `point`, metres (0 for a non-finite point).
@@ -473,6 +519,30 @@ impl Rail {
         }
         out
     }
+}
+
+/// How [`Rail::rejoined`] treats the segments it makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Splice {
+    /// Checked as [`Rail::new`] checks them, their tables refined to the table's tolerance.
+    Checked,
+    /// The same numbers as an earlier `Checked` splice that succeeded and reported nothing
+    /// bisected ([`Rejoined::bisected`]): neither checked nor refined again, which gives the
+    /// same rail bit for bit at a quarter of the arclength measures (a standing agent's bend
+    /// tries, rebuilt from its memo).
+    Repeated,
+}
+
+/// A rail from [`Rail::rejoined`].
+#[derive(Clone, Debug)]
+pub(crate) struct Rejoined {
+    /// The new rail.
+    pub rail: Rail,
+    /// The index of its first new (`middle`) segment.
+    pub first_middle: usize,
+    /// Whether the arclength table of a new segment needed an interval bisected (never for
+    /// [`Splice::Repeated`]).
+    pub bisected: bool,
 }
 
 /// A segment of a rail being assembled from another: `source` is its index there when it is

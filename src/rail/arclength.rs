@@ -34,7 +34,7 @@
 //! accurate (a 90 m S-curve: 1.5e-5 m). Lines are exact (`t = s / length`).
 
 use super::error::RailError;
-use super::segment::RailSegment;
+use super::segment::{CurvePlace, RailSegment};
 
 /// Maximum position error (metres) accepted at an interval's check points.
 pub(crate) const TOLERANCE: f64 = 8e-5;
@@ -91,12 +91,36 @@ pub(crate) struct ArcTable {
     pub length: f64,
 }
 
-/// A knot: Bézier parameter, arclength from the segment start, slope `dt/ds` (may be infinite).
+/// Whether [`ArcTable::build_with`] checks a curved segment's intervals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refinement {
+    /// Each interval checked at three points and bisected while its error is above
+    /// [`TOLERANCE`]: the table of [`ArcTable::build`].
+    Checked,
+    /// The initial intervals kept as they are, unchecked. The same table, bit for bit, for
+    /// segments whose checked build bisected nothing (a table is a function of its segment);
+    /// for others a coarser one. A quarter of the arclength measures of a checked build.
+    Unchecked,
+}
+
+/// A table from [`ArcTable::build_with`].
+#[derive(Clone, Debug)]
+pub(crate) struct BuiltTable {
+    /// The table.
+    pub table: ArcTable,
+    /// Whether any interval of the segments built (not reused) was bisected: false means that
+    /// [`Refinement::Unchecked`] builds the same table from the same segments.
+    pub bisected: bool,
+}
+
+/// A knot: Bézier parameter, arclength from the segment start, slope `dt/ds` (may be infinite),
+/// and the segment's point and derivative there for the arclengths measured from it.
 #[derive(Clone, Copy)]
 struct Knot {
     t: f64,
     s: f64,
     m: f64,
+    place: CurvePlace,
 }
 
 impl ArcTable {
@@ -112,11 +136,22 @@ impl ArcTable {
         segments: &[RailSegment],
         reuse: impl Fn(usize) -> Option<(&'a ArcTable, usize)>,
     ) -> Result<ArcTable, RailError> {
+        Self::build_with(segments, reuse, Refinement::Checked).map(|built| built.table)
+    }
+
+    /// [`ArcTable::build_reusing`], the segments not reused built with `refinement`; with
+    /// whether any of their intervals was bisected.
+    pub fn build_with<'a>(
+        segments: &[RailSegment],
+        reuse: impl Fn(usize) -> Option<(&'a ArcTable, usize)>,
+        refinement: Refinement,
+    ) -> Result<BuiltTable, RailError> {
         let mut table = ArcTable {
             spans: Vec::with_capacity(segments.len()),
             pieces: Vec::new(),
             length: 0.0,
         };
+        let mut bisected = false;
         for (index, seg) in segments.iter().enumerate() {
             let first = table.pieces.len() as u32;
             let length = if let Some((source, k)) = reuse(index) {
@@ -128,7 +163,10 @@ impl ArcTable {
             } else if seg.is_line() {
                 seg.arclength()
             } else {
-                build_segment(seg, &mut table.pieces)
+                let before = table.pieces.len();
+                let length = build_segment(seg, &mut table.pieces, refinement);
+                bisected |= table.pieces.len() - before > INITIAL_INTERVALS;
+                length
             };
             if length.is_nan() || length < MIN_SEGMENT_LENGTH {
                 return Err(RailError::ZeroLength { segment: index });
@@ -141,7 +179,7 @@ impl ArcTable {
             });
             table.length += length;
         }
-        Ok(table)
+        Ok(BuiltTable { table, bisected })
     }
 
     /// Index of the segment containing rail arclength `s` (already clamped to
@@ -206,23 +244,36 @@ impl ArcTable {
     }
 }
 
-/// Builds the pieces of one curved segment, appending them to `out`. Returns the segment's
-/// arclength (the sum of the knot intervals), metres.
-fn build_segment(seg: &RailSegment, out: &mut Vec<Piece>) -> f64 {
-    let knot = |t: f64, s: f64| Knot {
-        t,
-        s,
-        m: 1.0 / seg.derivative(t).length(),
-    };
-    let mut left = knot(0.0, 0.0);
+/// Builds the pieces of one curved segment, appending them to `out`, its intervals refined as
+/// `refinement` says. Returns the segment's arclength (the sum of the initial knot intervals,
+/// whatever the refinement), metres.
+///
+/// Each subsegment measured starts at a knot whose point and derivative are computed once
+/// ([`RailSegment::arclength_between_places`]); the numbers are those of measuring each with
+/// [`RailSegment::arclength_between`].
+fn build_segment(seg: &RailSegment, out: &mut Vec<Piece>, refinement: Refinement) -> f64 {
+    let mut left = knot(seg, seg.place(0.0), 0.0);
     for k in 1..=INITIAL_INTERVALS {
-        let t = k as f64 / INITIAL_INTERVALS as f64;
-        let s = left.s + seg.arclength_between(left.t, t);
-        let right = knot(t, s);
-        refine(seg, left, right, out);
+        let place = seg.place(k as f64 / INITIAL_INTERVALS as f64);
+        let s = left.s + seg.arclength_between_places(&left.place, &place);
+        let right = knot(seg, place, s);
+        match refinement {
+            Refinement::Checked => refine(seg, left, right, out),
+            Refinement::Unchecked => out.push(hermite(left, right)),
+        }
         left = right;
     }
     left.s
+}
+
+/// The knot at `place`, `s` metres from the segment start.
+fn knot(seg: &RailSegment, place: CurvePlace, s: f64) -> Knot {
+    Knot {
+        t: place.t,
+        s,
+        m: 1.0 / seg.derivative(place.t).length(),
+        place,
+    }
 }
 
 /// Emits the pieces for the interval `a`–`b`, bisecting while the error is above tolerance.
@@ -231,19 +282,20 @@ fn refine(seg: &RailSegment, a: Knot, b: Knot, out: &mut Vec<Piece>) {
     let width = b.t - a.t;
     if width > MIN_WIDTH && b.s > a.s {
         let mut worst: f64 = 0.0;
+        // The middle check point is the knot a bisection adds: its arclength serves both.
+        let mut middle = None;
         for frac in [0.25, 0.5, 0.75] {
-            let t = a.t + frac * width;
-            let s = a.s + seg.arclength_between(a.t, t);
-            let err = seg.point(piece.t_at(s)).distance(seg.point(t));
+            let place = seg.place(a.t + frac * width);
+            let s = a.s + seg.arclength_between_places(&a.place, &place);
+            let err = seg.point(piece.t_at(s)).distance(place.position());
             worst = worst.max(err);
+            if frac == 0.5 {
+                middle = Some((place, s));
+            }
         }
         if worst.is_nan() || worst > TOLERANCE {
-            let tm = a.t + 0.5 * width;
-            let mid = Knot {
-                t: tm,
-                s: a.s + seg.arclength_between(a.t, tm),
-                m: 1.0 / seg.derivative(tm).length(),
-            };
+            let (place, s) = middle.expect("the middle is checked");
+            let mid = knot(seg, place, s);
             refine(seg, a, mid, out);
             refine(seg, mid, b, out);
             return;
@@ -293,7 +345,7 @@ fn hermite(a: Knot, b: Knot) -> Piece {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use glam::DVec2;
     use kurbo::ParamCurveArclen;

@@ -2,7 +2,7 @@
 //! detection.
 
 use glam::DVec2;
-use kurbo::{CubicBez, Line, ParamCurve, ParamCurveArclen, Point, QuadBez};
+use kurbo::{CubicBez, Line, ParamCurve, ParamCurveArclen, ParamCurveDeriv, Point, QuadBez};
 
 use crate::geometry::cross;
 
@@ -45,6 +45,26 @@ fn pt(v: DVec2) -> Point {
 #[inline]
 fn dv(p: Point) -> DVec2 {
     DVec2::new(p.x, p.y)
+}
+
+/// A point of a segment with its parameter and (for a cubic) kurbo's derivative there: one end
+/// of the subsegments [`RailSegment::arclength_between_places`] measures.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CurvePlace {
+    /// Bézier parameter.
+    pub t: f64,
+    /// The segment's point at `t`, as kurbo's `eval` gives it.
+    pub point: Point,
+    /// kurbo's derivative at `t` (`deriv().eval(t)`) for a cubic; zero otherwise (unused).
+    velocity: kurbo::Vec2,
+}
+
+impl CurvePlace {
+    /// The point, as [`RailSegment::point`] gives it.
+    #[inline]
+    pub fn position(&self) -> DVec2 {
+        dv(self.point)
+    }
 }
 
 impl RailSegment {
@@ -242,6 +262,43 @@ impl RailSegment {
         }
     }
 
+    /// The point and derivative at `t` that [`RailSegment::arclength_between_places`] measures
+    /// from or to.
+    #[inline]
+    pub(crate) fn place(&self, t: f64) -> CurvePlace {
+        let (point, velocity) = match self {
+            Self::Line(l) => (l.eval(t), kurbo::Vec2::ZERO),
+            Self::Quad(q) => (q.eval(t), kurbo::Vec2::ZERO),
+            Self::Cubic(c) => (c.eval(t), c.deriv().eval(t).to_vec2()),
+        };
+        CurvePlace { t, point, velocity }
+    }
+
+    /// [`RailSegment::arclength_between`]`(a.t, b.t)`, bit for bit, from places computed once:
+    /// the subsegment is built as kurbo's `subsegment` builds it, with the same operations on
+    /// the same numbers, then measured by the same `arclen`. The arclength table measures many
+    /// subsegments sharing an end (an interval's knot and its three check points), and
+    /// evaluating the ends again was a third of the table's cost (`perf`, bends on `plaza`).
+    #[inline]
+    pub(crate) fn arclength_between_places(&self, a: &CurvePlace, b: &CurvePlace) -> f64 {
+        let (t0, t1) = (a.t, b.t);
+        match self {
+            Self::Line(l) => (dv(l.p1) - dv(l.p0)).length() * (t1 - t0),
+            Self::Quad(q) => {
+                // kurbo 0.13 `QuadBez::subsegment`.
+                let p1 = a.point + (q.p1 - q.p0).lerp(q.p2 - q.p1, t0) * (t1 - t0);
+                QuadBez::new(a.point, p1, b.point).arclen(ARCLEN_ACCURACY)
+            }
+            Self::Cubic(_) => {
+                // kurbo 0.13 `CubicBez::subsegment`.
+                let scale = (t1 - t0) * (1.0 / 3.0);
+                let p1 = a.point + scale * a.velocity;
+                let p2 = b.point - scale * b.velocity;
+                CubicBez::new(a.point, p1, p2, b.point).arclen(ARCLEN_ACCURACY)
+            }
+        }
+    }
+
     /// The unit tangent at `t`: `B'(t) / |B'(t)|`.
     ///
     /// Where `|B'(t)|` is below 1e-9 of the longest control-polygon leg (only possible at an end
@@ -329,7 +386,10 @@ impl RailSegment {
         const N: usize = 64;
         let scale = self.polygon_length();
         let f = |t: f64| self.derivative(t).length_squared();
-        let samples: Vec<f64> = (0..=N).map(|k| f(k as f64 / N as f64)).collect();
+        let mut samples = [0.0; N + 1];
+        for (k, sample) in samples.iter_mut().enumerate() {
+            *sample = f(k as f64 / N as f64);
+        }
         for k in 0..=N {
             let left = if k > 0 { samples[k - 1] } else { f64::INFINITY };
             let right = if k < N { samples[k + 1] } else { f64::INFINITY };
@@ -338,11 +398,13 @@ impl RailSegment {
             }
             let a = (k.saturating_sub(1)) as f64 / N as f64;
             let b = (k + 1).min(N) as f64 / N as f64;
-            let t = golden_min(f, a, b);
-            if f(t).sqrt() > CUSP_DERIVATIVE * scale {
+            // The direction must reverse across the minimum; tested first, since it is cheap
+            // and a gentle curve's minimum (every bend's) fails it: no search then.
+            if self.derivative(a).dot(self.derivative(b)) >= 0.0 {
                 continue;
             }
-            if self.derivative(a).dot(self.derivative(b)) >= 0.0 {
+            let t = golden_min(f, a, b);
+            if f(t).sqrt() > CUSP_DERIVATIVE * scale {
                 continue;
             }
             let before = self.arclength_between(0.0, t);
@@ -386,6 +448,32 @@ mod tests {
 
     fn v(x: f64, y: f64) -> DVec2 {
         DVec2::new(x, y)
+    }
+
+    #[test]
+    fn arclengths_between_places_are_kurbos_subsegment_arclengths_bit_for_bit() {
+        // The arclength table measures from places computed once; its numbers must be those
+        // of `arclength_between` (kurbo's subsegment, then arclen), or tables and every rail
+        // built on them would move.
+        let mut rng = crate::rail::arclength::tests::Rng::new(0xa11ce);
+        let mut compared = 0;
+        for _ in 0..2000 {
+            let [a, b, c, d] = [0; 4].map(|_| rng.point(10.0));
+            for seg in [RailSegment::cubic(a, b, c, d), RailSegment::quad(a, b, c)] {
+                let (t0, t1) = (rng.next_f64(), rng.next_f64());
+                let (t0, t1) = (t0.min(t1), t0.max(t1));
+                let places = (seg.place(t0), seg.place(t1));
+                let fast = seg.arclength_between_places(&places.0, &places.1);
+                assert_eq!(
+                    fast.to_bits(),
+                    seg.arclength_between(t0, t1).to_bits(),
+                    "{seg:?}"
+                );
+                assert_eq!(places.1.position(), seg.point(t1));
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 4000);
     }
 
     #[test]

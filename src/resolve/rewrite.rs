@@ -20,7 +20,7 @@ use super::trivial::{detect, speeds_by_preference, Hysteresis, Sweep};
 use crate::detect::{Collision, MotionPlan, SweepSample};
 use crate::geometry::left_normal;
 use crate::level::NavMesh;
-use crate::rail::{Rail, RailError, RailSegment};
+use crate::rail::{Rail, RailError, RailSegment, Splice};
 use crate::world::{AgentKey, Phase, World, SPEED_TOLERANCE};
 
 /// Wall-clearance slack allowed on a bent rail, metres: the rails the planner makes keep
@@ -272,6 +272,9 @@ pub(crate) struct BentRail {
     pub rail: Rail,
     /// Arclength where the bent part ends (the reconnection point), metres.
     pub bent_length: f64,
+    /// Whether a new segment's arclength table needed an interval bisected
+    /// ([`crate::rail::Rejoined::bisected`]).
+    pub bisected: bool,
 }
 
 /// How a bent rail leaves the agent's position.
@@ -294,6 +297,8 @@ pub(crate) enum Departure {
 /// at the reconnection point `s_reconnect` with the rail's tangent there (G1 at all three
 /// joints; inner control points a third of the chord out, the usual choice for a smooth
 /// Hermite-like arc); then the rest of the rail. The result starts at arclength 0 at the agent.
+/// `splice` says whether the new segments are checked and their tables refined
+/// ([`Splice::Checked`]), or repeat an earlier checked bend's ([`Splice::Repeated`]).
 pub(crate) fn bend_from(
     rail: &Rail,
     s0: f64,
@@ -301,13 +306,15 @@ pub(crate) fn bend_from(
     ap: &AvoidancePoint,
     s_reconnect: f64,
     departure: Departure,
+    splice: Splice,
 ) -> Result<BentRail, RailError> {
-    bend_through(rail, s0, s_leave, ap, None, s_reconnect, departure)
+    bend_through(rail, s0, s_leave, ap, None, s_reconnect, departure, splice)
 }
 
 /// [`bend_from`] with, when `run_to` is given, a straight run from the avoidance point to
 /// `run_to` (along the avoidance point's tangent) before the curve back to the rail: a lane
 /// beside the old rail, kept past oncoming walkers.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn bend_through(
     rail: &Rail,
     s0: f64,
@@ -316,6 +323,7 @@ pub(crate) fn bend_through(
     run_to: Option<DVec2>,
     s_reconnect: f64,
     departure: Departure,
+    splice: Splice,
 ) -> Result<BentRail, RailError> {
     let mut start = rail.sample(s_leave);
     if departure == Departure::TurnOnTheSpot && s_leave <= s0 + 1e-6 {
@@ -345,13 +353,17 @@ pub(crate) fn bend_through(
         }
     };
     let curves = &parts[..count];
-    let (rail, first_curve) = rail.rejoined(s0, s_leave, curves, s_reconnect)?;
+    let rejoined = rail.rejoined(s0, s_leave, curves, s_reconnect, splice)?;
     // Where the second curve ends on the new rail: the kept head, then the two curves.
-    let mut bent_length = rail.segment_start(first_curve);
+    let mut bent_length = rejoined.rail.segment_start(rejoined.first_middle);
     for curve in curves {
         bent_length += curve.arclength();
     }
-    Ok(BentRail { rail, bent_length })
+    Ok(BentRail {
+        rail: rejoined.rail,
+        bent_length,
+        bisected: rejoined.bisected,
+    })
 }
 
 /// The navmesh validation of a bent rail (chapter 22.4): its first `bent_length` metres, cut
@@ -538,9 +550,11 @@ impl World {
         };
         let (bent, leave, found) =
             self.reconnect_and_bend(request, &ap, &ap, None, &search, clearance)?;
-        let recipe = u16::try_from(found.index)
-            .ok()
-            .map(|reconnect| BendRecipe { reconnect, leave });
+        let recipe = u16::try_from(found.index).ok().map(|reconnect| BendRecipe {
+            reconnect,
+            leave,
+            bisected: bent.bisected,
+        });
         Ok((bent.rail, ap.point, recipe))
     }
 
@@ -631,6 +645,13 @@ impl World {
             &ap,
             reconnect,
             self.departure(request.key),
+            // Nothing bisected the first time: the same tables unchecked, and the segments
+            // that passed their checks then not checked again.
+            if recipe.bisected {
+                Splice::Checked
+            } else {
+                Splice::Repeated
+            },
         )
         .map_err(|_| BendFailure::Degenerate)?;
         Ok((bent.rail, ap.point, Some(recipe)))
@@ -683,7 +704,8 @@ impl World {
         } = span;
         for k in 0..LEAVE_TRIES as u8 {
             let leave = leave_s(from, collision, k);
-            match bend_through(rail, from, leave, ap, run_to, reconnect, departure) {
+            let splice = Splice::Checked;
+            match bend_through(rail, from, leave, ap, run_to, reconnect, departure, splice) {
                 Ok(bent) if stays_on_mesh(mesh, &bent.rail, bent.bent_length, clearance) => {
                     return Ok((bent, k));
                 }
@@ -1297,9 +1319,17 @@ mod tests {
             tangent: DVec2::X,
             truncated: false,
         };
-        let (bent, bent_length) = bend_from(&rail, 3.0, 3.0, &ap, 20.0, Departure::Tangent)
-            .map(|b| (b.rail, b.bent_length))
-            .unwrap();
+        let (bent, bent_length) = bend_from(
+            &rail,
+            3.0,
+            3.0,
+            &ap,
+            20.0,
+            Departure::Tangent,
+            Splice::Checked,
+        )
+        .map(|b| (b.rail, b.bent_length))
+        .unwrap();
         assert!((bent.start() - DVec2::new(4.0, 10.0)).length() < 1e-9);
         assert!((bent.end() - rail.end()).length() < 1e-9);
         assert_eq!(bent.segments().len(), 3);
@@ -1327,27 +1357,51 @@ mod tests {
             tangent: DVec2::X,
             truncated: false,
         };
-        let (bent, length) = bend_from(&rail, 3.0, 3.0, &ap, 20.0, Departure::Tangent)
-            .map(|b| (b.rail, b.bent_length))
-            .unwrap();
+        let (bent, length) = bend_from(
+            &rail,
+            3.0,
+            3.0,
+            &ap,
+            20.0,
+            Departure::Tangent,
+            Splice::Checked,
+        )
+        .map(|b| (b.rail, b.bent_length))
+        .unwrap();
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
         // Inside, but closer to the wall than the radius: refused too.
         let ap = AvoidancePoint {
             point: DVec2::new(10.0, 2.2),
             ..ap
         };
-        let (bent, length) = bend_from(&rail, 3.0, 3.0, &ap, 20.0, Departure::Tangent)
-            .map(|b| (b.rail, b.bent_length))
-            .unwrap();
+        let (bent, length) = bend_from(
+            &rail,
+            3.0,
+            3.0,
+            &ap,
+            20.0,
+            Departure::Tangent,
+            Splice::Checked,
+        )
+        .map(|b| (b.rail, b.bent_length))
+        .unwrap();
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
         // A radius off the wall: accepted.
         let ap = AvoidancePoint {
             point: DVec2::new(10.0, 1.95),
             ..ap
         };
-        let (bent, length) = bend_from(&rail, 3.0, 3.0, &ap, 20.0, Departure::Tangent)
-            .map(|b| (b.rail, b.bent_length))
-            .unwrap();
+        let (bent, length) = bend_from(
+            &rail,
+            3.0,
+            3.0,
+            &ap,
+            20.0,
+            Departure::Tangent,
+            Splice::Checked,
+        )
+        .map(|b| (b.rail, b.bent_length))
+        .unwrap();
         assert!(stays_on_mesh(mesh, &bent, length, 0.4));
     }
 

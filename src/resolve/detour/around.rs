@@ -14,7 +14,7 @@ use glam::DVec2;
 use super::Detour;
 use crate::detect::SweepSample;
 use crate::geometry::cross;
-use crate::rail::{around_circles, KeepOut, Rail, RailSegment};
+use crate::rail::{around_circles, KeepOut, Rail, RailSegment, Splice};
 use crate::resolve::order::StartVerdict;
 use crate::resolve::rewrite::stays_on_mesh;
 use crate::resolve::trivial::{start_verdict, Hysteresis};
@@ -180,7 +180,10 @@ fn pass(rail: &Rail, from: DVec2, circles: &[KeepOut], s_rejoin: f64, radius: f6
     }
     // The new part, then the old rail's tail from `s_after` with its arclength tables kept
     // (`Rail::rejoined`; no head: the new part starts where the agent stands).
-    let (rail, _) = rail.rejoined(0.0, 0.0, &segments, s_after).ok()?;
+    let rail = rail
+        .rejoined(0.0, 0.0, &segments, s_after, Splice::Checked)
+        .ok()?
+        .rail;
     let bent_length = rail.segment_start(segments.len());
     Some(Pass {
         rail,

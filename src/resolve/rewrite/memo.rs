@@ -11,7 +11,10 @@
 //! the agent's path with its arclength tables, kilobytes) nor the avoidance point is kept, to
 //! stay within the memory budget per agent: a try is rebuilt from where the reconnection point
 //! and the place the bend leaves the rail lie in their searches, which skips the reconnection search and the wall checks
-//! but not the avoidance point's ray or the curves' arclength tables.
+//! but not the avoidance point's ray or the curves' arclength tables. Those tables are built
+//! without their error checks when the first build bisected none of their intervals
+//! ([`BendRecipe::bisected`], `crate::rail::Splice::Repeated`): the same tables, at a quarter
+//! of the arclength measures.
 
 use super::{BendFailure, AVOIDANCE_FRACTIONS};
 use crate::detect::Collision;
@@ -58,6 +61,9 @@ pub(crate) struct BendRecipe {
     /// Where the bend leaves the old rail: the index that `super::leave_s` turns into an
     /// arclength.
     pub leave: u8,
+    /// Whether the arclength table of a new segment had an interval bisected: if not, the
+    /// rebuild's tables skip their checks (`crate::rail::Splice::Repeated`).
+    pub bisected: bool,
 }
 
 /// One remembered try.
@@ -147,6 +153,7 @@ mod tests {
         let recipe = BendRecipe {
             reconnect: 7,
             leave: 1,
+            bisected: false,
         };
         memo.remember(Side::Right, 2, BendTry::Found(recipe));
         memo.remember(Side::Left, 0, BendTry::Failed(BendFailure::OffMesh));
