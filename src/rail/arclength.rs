@@ -19,6 +19,13 @@
 //! and the knot slope is replaced by the largest monotone one (three times the secant, the
 //! Fritsch–Carlson bound), leaving an error that shrinks quadratically with the interval.
 //!
+//! The knots' and check points' arclengths are measured from the knot's point and derivative,
+//! computed once per knot (`RailSegment::arclength_between_places`: the numbers of kurbo's
+//! `subsegment` then `arclen`, bit for bit). A table can also be built unchecked
+//! ([`Refinement::Unchecked`]: the 16 initial intervals as they are, a quarter of the
+//! measures); that is the same table for a segment whose checked build bisected nothing, which
+//! is how a standing agent's remembered bend rebuilds its rail (`resolve/rewrite/memo.rs`).
+//!
 //! Slopes are limited with the Fritsch–Carlson condition `α² + β² ≤ 9`, so `t(s)` is monotone
 //! inside each piece. Each piece is stored in power form around its left knot, so a lookup is
 //! a search for the piece followed by three fused multiply–adds.
