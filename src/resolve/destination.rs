@@ -34,7 +34,7 @@ impl World {
     ) -> bool {
         let margin = self.config().margin;
         let reach = radius + self.max_radius + 2.0 * margin;
-        self.any_taken_spot_near(key, serial, point, reach, |spot, r| {
+        self.any_taken_spot_near(key, serial, point, reach, |_, spot, r| {
             spot.distance(point) < radius + r + 2.0 * margin
         })
     }
@@ -50,10 +50,12 @@ impl World {
         serial: u64,
         centre: DVec2,
         reach: f64,
-        mut hit: impl FnMut(DVec2, f64) -> bool,
+        mut hit: impl FnMut(AgentKey, DVec2, f64) -> bool,
     ) -> bool {
         if self.grid_dirty || !self.spots.is_current(self.grid_generation) {
-            return self.taken_spots(key, serial).any(|(spot, r)| hit(spot, r));
+            return self
+                .taken_spots(key, serial)
+                .any(|(other, spot, r)| hit(other, spot, r));
         }
         // Each agent is offered with its spot as it is now: the one where it stands is found
         // through the grid of positions, the one at its rail's end through the index of ends
@@ -62,7 +64,7 @@ impl World {
         let mut offer = |slot: usize| {
             let other_key = self.dense[slot];
             self.taken_spot(key, serial, other_key)
-                .is_some_and(|(spot, r)| hit(spot, r))
+                .is_some_and(|(spot, r)| hit(other_key, spot, r))
         };
         self.grid.any_near(centre, reach, &mut offer) || self.spots.any_near(centre, reach, offer)
     }
@@ -88,10 +90,40 @@ impl World {
 
     /// The spots taken by agents other than `key` (see [`World::spot_is_taken`]), with the
     /// radius of the agent taking each: every agent, in key order.
-    fn taken_spots(&self, key: AgentKey, serial: u64) -> impl Iterator<Item = (DVec2, f64)> + '_ {
-        self.agents
-            .keys()
-            .filter_map(move |other_key| self.taken_spot(key, serial, other_key))
+    fn taken_spots(
+        &self,
+        key: AgentKey,
+        serial: u64,
+    ) -> impl Iterator<Item = (AgentKey, DVec2, f64)> + '_ {
+        self.agents.keys().filter_map(move |other_key| {
+            self.taken_spot(key, serial, other_key)
+                .map(|(spot, r)| (other_key, spot, r))
+        })
+    }
+
+    /// How `other_key` comes to the spot it takes (`spot`, for an agent of radius `radius`):
+    /// when, and by which way in.
+    fn arrival(&self, other_key: AgentKey, spot: DVec2, radius: f64) -> Arrival {
+        let other = &self.agents[other_key];
+        match other.rail() {
+            Some(rail) if other.wants_to_move() => {
+                let s = other.motion().s;
+                let speed = other.desc().preferred_speed.max(1e-3);
+                let back = (rail.length() - APPROACH_RADII * other.desc().radius).max(s);
+                Arrival {
+                    spot,
+                    radius,
+                    time: (rail.length() - s).max(0.0) / speed,
+                    way_in: rail.position(back),
+                }
+            }
+            _ => Arrival {
+                spot,
+                radius,
+                time: 0.0,
+                way_in: spot,
+            },
+        }
     }
 
     /// The rail of `key` from arclength `s` with its end moved to the nearest free spot, and
@@ -101,7 +133,10 @@ impl World {
     /// Spots are tried on rings half a radius apart around the end, nearest first, and on each
     /// ring nearest first to the rail [`APPROACH_RADII`] before its end; a spot must
     /// be on the mesh, keep the radius from walls, be reachable from the old end in a straight
-    /// line and not be taken. The rail's last stretch is replaced by a cubic Bézier that leaves
+    /// line and not be taken. The spots out of the way of the other agents bound there are
+    /// tried first (on no way in of an agent that arrives later at its preferred speed, and
+    /// reached without passing the spot of one there sooner: docs/ALGORITHM.md, "Shared
+    /// destinations"), then, if none can be had, any free one. The rail's last stretch is replaced by a cubic Bézier that leaves
     /// the rail with its tangent (G1) and arrives heading straight for the spot, validated on
     /// the mesh like a bend (chapter 22.4).
     pub(crate) fn free_destination(
@@ -123,17 +158,20 @@ impl World {
         // costs little whatever the number of agents.
         let margin = self.config().margin;
         let search = FREE_SPOT_RINGS as f64 * step + radius + self.max_radius + 2.0 * margin;
-        let mut nearby: Vec<(DVec2, f64)> = Vec::new();
-        self.any_taken_spot_near(key, serial, end, search, |spot, r| {
+        let mut nearby: Vec<(AgentKey, DVec2, f64)> = Vec::new();
+        self.any_taken_spot_near(key, serial, end, search, |other, spot, r| {
             if spot.distance(end) <= search {
-                nearby.push((spot, r));
+                nearby.push((other, spot, r));
             }
             false
         });
+        // An agent offered twice (where it stands and its rail's end) takes one spot.
+        nearby.sort_by_key(|&(other, _, _)| other);
+        nearby.dedup_by_key(|&mut (other, _, _)| other);
         let taken = |p: DVec2| {
             nearby
                 .iter()
-                .any(|&(spot, r)| spot.distance(p) < radius + r + 2.0 * margin)
+                .any(|&(_, spot, r)| spot.distance(p) < radius + r + 2.0 * margin)
         };
         let free = |spot: &DVec2| {
             mesh.contains(*spot)
@@ -144,26 +182,67 @@ impl World {
         // Each ring's spots nearest the way the rail comes in first: a crowd arriving from one
         // side fills the near side of the point and leaves the far side's spots reachable.
         let approach = rail.position((rail.length() - APPROACH_RADII * radius).max(s));
+        // Out of the way of the others bound near here: not on the way in of one that arrives
+        // later, and this agent's way in to it clear of the spot of one there sooner.
+        let own_arrival = (rail.length() - s).max(0.0) / agent.desc().preferred_speed.max(1e-3);
+        let arrivals: Vec<Arrival> = nearby
+            .iter()
+            .map(|&(other, spot, r)| self.arrival(other, spot, r))
+            .collect();
+        let out_of_the_way = |spot: DVec2| {
+            arrivals.iter().all(|other| {
+                let clear = radius + other.radius + 2.0 * margin;
+                if other.time > own_arrival {
+                    distance_to_segment(spot, other.way_in, other.spot) >= clear
+                } else {
+                    distance_to_segment(other.spot, approach, spot) >= clear
+                }
+            })
+        };
         let mut ring: Vec<(f64, usize, DVec2)> = Vec::new();
-        for k in 1..=FREE_SPOT_RINGS {
-            ring.clear();
-            ring.extend(
-                ring_of(end, step, k)
-                    .enumerate()
-                    .map(|(j, spot)| (spot.distance(approach), j, spot)),
-            );
-            ring.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            if let Some(found) = ring
-                .iter()
-                .map(|&(_, _, spot)| spot)
-                .filter(free)
-                .find_map(|spot| move_end(self, rail, s, spot, radius).map(|moved| (moved, spot)))
-            {
-                return Some(found);
+        // The spots out of the way first; if none can be had, the nearest free one.
+        for out_of_the_way_only in [true, false] {
+            for k in 1..=FREE_SPOT_RINGS {
+                ring.clear();
+                ring.extend(
+                    ring_of(end, step, k)
+                        .enumerate()
+                        .map(|(j, spot)| (spot.distance(approach), j, spot)),
+                );
+                ring.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                let found = ring
+                    .iter()
+                    .map(|&(_, _, spot)| spot)
+                    .filter(|&spot| !out_of_the_way_only || out_of_the_way(spot))
+                    .filter(free)
+                    .find_map(|spot| {
+                        move_end(self, rail, s, spot, radius).map(|moved| (moved, spot))
+                    });
+                if found.is_some() {
+                    return found;
+                }
             }
         }
         None
     }
+}
+
+/// How another agent comes to the spot it takes near a shared destination.
+struct Arrival {
+    /// The spot: where it stands with nowhere to go, or its rail's end.
+    spot: DVec2,
+    /// Its radius, metres.
+    radius: f64,
+    /// When it gets there at its preferred speed, seconds from now (0 if it is there).
+    time: f64,
+    /// Its rail's point [`APPROACH_RADII`] before the end (the spot itself if it is there):
+    /// from there to the spot is its way in.
+    way_in: DVec2,
+}
+
+/// The distance from `p` to the segment `a`–`b`, metres.
+fn distance_to_segment(p: DVec2, a: DVec2, b: DVec2) -> f64 {
+    crate::geometry::closest_on_segment(p, a, b).0.distance(p)
 }
 
 /// Candidate spots around `centre`: on rings `step` metres apart (`rings` of them), nearest
@@ -261,6 +340,52 @@ mod tests {
         }
     }
 
+    /// Two agents sent to one point along one line: the one given its rail first keeps the
+    /// point, and the one given its rail second moves. When the second arrives first, its spot
+    /// keeps out of the first's way in (the near side, where it went before session 39, is
+    /// the way in: the first then had to get round it); when it arrives later, it takes the
+    /// near side as before (nobody comes after it).
+    #[test]
+    fn a_moved_destination_keeps_out_of_the_way_of_an_agent_arriving_later() {
+        let level = Arc::new(crate::level::fixture_level("open-field"));
+        let goal = DVec2::new(20.0, 15.0);
+        for (first_from, second_from, second_is_sooner) in [
+            (DVec2::new(4.0, 15.0), DVec2::new(10.0, 15.0), true),
+            (DVec2::new(10.0, 15.0), DVec2::new(4.0, 15.0), false),
+        ] {
+            let mut world = World::new(level.clone(), AvoidanceConfig::default()).unwrap();
+            let mut keys = Vec::new();
+            for from in [first_from, second_from] {
+                let key = world
+                    .add_agent(AgentDesc {
+                        position: from,
+                        ..AgentDesc::default()
+                    })
+                    .unwrap();
+                world
+                    .set_rail(key, Rail::from_points(&[from, goal]).unwrap())
+                    .unwrap();
+                world.set_motion(key, Motion::standing(0.0)).unwrap();
+                keys.push(key);
+            }
+            world.begin_frame(1.0 / 30.0);
+            let second = keys[1];
+            let rail = world.agents[second].rail().unwrap().clone();
+            let (_, spot) = world.free_destination(second, &rail, 0.0).expect("moved");
+            let radius = AgentDesc::default().radius;
+            let clear = 2.0 * radius + 2.0 * world.config().margin;
+            // The first agent's way in: from APPROACH_RADII before its end to the point.
+            let way_in = goal - DVec2::X * APPROACH_RADII * radius;
+            let off_the_way = distance_to_segment(spot, way_in, goal);
+            if second_is_sooner {
+                assert!(off_the_way >= clear, "spot {spot:?}, {off_the_way} m off");
+            } else {
+                let side = (spot - goal).normalize();
+                assert!(side.dot(-DVec2::X) > 0.9, "spot {spot:?}");
+            }
+        }
+    }
+
     /// The index of rail ends answers as the scan over every agent does: random crowds on an
     /// open field, agents standing idle or on rails ending near each other, before and after
     /// some rails are rewritten within the frame.
@@ -309,7 +434,7 @@ mod tests {
                     let margin = world.config().margin;
                     let scan = world
                         .taken_spots(key, serial)
-                        .any(|(spot, r)| spot.distance(at) < radius + r + 2.0 * margin);
+                        .any(|(_, spot, r)| spot.distance(at) < radius + r + 2.0 * margin);
                     assert_eq!(world.spot_is_taken(key, serial, at, radius), scan, "{at:?}");
                     if scan {
                         taken += 1;
