@@ -201,6 +201,20 @@ S.append(scenario("shared-destination-crowd", "open-field", 60.0, crowd))
 block = [agent((round(2 + 1.2 * (k % 4), 3), 5 + 2.0 * (k // 4)), (25, 15)) for k in range(14)]
 S.append(scenario("shared-destination-block", "open-field", 60.0, block))
 
+# Twenty agents sent to the centre of a circle of radius 10 m, 0.2 s apart, at a 0.1 s time
+# step (crowd variant shared_n20_dep0.2_r0.4 of tools/variant_scenarios.py --crowds --dt 0.1).
+# An agent bending round the crowd at the point had its goal moved to a spot it could reach by
+# a way planned round the agents with nowhere to go only; the way ran 0.9 m past one waiting to
+# go on, and the unavoidable stop a frame later slid 0.23 m into it (session 39). A moving
+# agent now takes such a way only if it meets nobody sooner than the collision it answers,
+# too soon to stop after the reversal hold.
+spokes = []
+for k in range(20):
+    a = 2 * math.pi * k / 20 + 0.1
+    spokes.append(agent((round(15 + 10 * math.cos(a), 3), round(15 + 10 * math.sin(a), 3)),
+                        (15, 15), depart=0.2 * k))
+S.append(dict(scenario("shared-destination-circle-coarse", "open-field", 60.0, spokes), dt=0.1))
+
 # Twenty agents on a circle of radius 10 m, each to the antipode.
 circle = []
 for k in range(20):

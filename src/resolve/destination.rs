@@ -17,6 +17,14 @@ const FREE_SPOT_RINGS: usize = 24;
 /// ring's spots nearest it are tried first.
 const APPROACH_RADII: f64 = 8.0;
 
+/// An agent predicted to arrive at a shared destination up to this long before another,
+/// seconds, may still come later: the other's moved spot keeps out of its way in too
+/// (`World::free_destination`). Predictions at the preferred speed along the rails ignore the
+/// crowd the agents meet on the way: two agents of a group sent together, a metre or two apart
+/// on the way, often arrive in the other order. From 0.5 to 4 s tried on the crowd variants
+/// (docs/ROBUSTNESS.md, session 39); 2 s missed the fewest bars.
+const ARRIVAL_SLACK: f64 = 2.0;
+
 /// Slack of the index queries, metres: covers an agent's position moving by rounding since the
 /// broad phase placed it (a rail rewritten under it starts where it stands, to the last bits).
 const INDEX_SLACK: f64 = 1e-6;
@@ -183,7 +191,8 @@ impl World {
         // side fills the near side of the point and leaves the far side's spots reachable.
         let approach = rail.position((rail.length() - APPROACH_RADII * radius).max(s));
         // Out of the way of the others bound near here: not on the way in of one that arrives
-        // later, and this agent's way in to it clear of the spot of one there sooner.
+        // later (or up to `ARRIVAL_SLACK` sooner), and this agent's way in to it clear of the
+        // spot of one there sooner.
         let own_arrival = (rail.length() - s).max(0.0) / agent.desc().preferred_speed.max(1e-3);
         let arrivals: Vec<Arrival> = nearby
             .iter()
@@ -192,11 +201,11 @@ impl World {
         let out_of_the_way = |spot: DVec2| {
             arrivals.iter().all(|other| {
                 let clear = radius + other.radius + 2.0 * margin;
-                if other.time > own_arrival {
-                    distance_to_segment(spot, other.way_in, other.spot) >= clear
-                } else {
-                    distance_to_segment(other.spot, approach, spot) >= clear
-                }
+                // One predicted up to ARRIVAL_SLACK sooner may come later: kept out of its way.
+                (other.time <= own_arrival - ARRIVAL_SLACK
+                    || distance_to_segment(spot, other.way_in, other.spot) >= clear)
+                    && (other.time > own_arrival
+                        || distance_to_segment(other.spot, approach, spot) >= clear)
             })
         };
         let mut ring: Vec<(f64, usize, DVec2)> = Vec::new();

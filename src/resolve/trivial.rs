@@ -869,12 +869,25 @@ fn decide(
             // No way round them to its goal: they stand round it. Its goal moves to the
             // nearest spot it can reach, unless the way there, while the collision can wait a
             // frame, crosses a walker's fresh start or speed-up behind it
-            // (`reverses_fresh_walker`, as for a bend).
+            // (`reverses_fresh_walker`, as for a bend), or meets someone sooner than the
+            // collision it answers and too soon for a stop after the reversal hold: the way is
+            // planned round agents with nowhere to go only, and one that ran 0.9 m past an agent
+            // waiting to go on left only an unavoidable stop a frame later (0.23 m deep; fixture
+            // `shared-destination-circle-coarse`, docs/ROBUSTNESS.md, session 39).
             if let Some(found) = world.sealed_goal_detour(key) {
                 let plan = MotionPlan { s: 0.0, ..current };
-                if !(far
-                    && reverses_fresh_walker(world, key, &found.rail, plan, candidates, samples))
-                {
+                let meets_sooner = detect(
+                    world,
+                    &Sweep::ahead(key, &found.rail, plan, 0.0),
+                    candidates,
+                    samples,
+                )
+                .is_some_and(|met| {
+                    met.time < collision.time && met.time <= stop_time + config.reversal_hold
+                });
+                let crosses_fresh_start = far
+                    && reverses_fresh_walker(world, key, &found.rail, plan, candidates, samples);
+                if !meets_sooner && !crosses_fresh_start {
                     return found.into_destination_decision(collision);
                 }
             }
