@@ -1351,57 +1351,40 @@ mod tests {
         let level = corridor(2.4);
         let mesh = level.navmesh();
         let rail = Rail::from_points(&[DVec2::new(1.0, 1.2), DVec2::new(29.0, 1.2)]).unwrap();
+        let bent_through = |ap: &AvoidancePoint| {
+            bend_from(
+                &rail,
+                3.0,
+                3.0,
+                ap,
+                20.0,
+                Departure::Tangent,
+                Splice::Checked,
+            )
+            .map(|b| (b.rail, b.bent_length))
+            .unwrap()
+        };
         // An avoidance point placed by hand beyond the wall: the curve leaves the corridor.
         let ap = AvoidancePoint {
             point: DVec2::new(10.0, 3.2),
             tangent: DVec2::X,
             truncated: false,
         };
-        let (bent, length) = bend_from(
-            &rail,
-            3.0,
-            3.0,
-            &ap,
-            20.0,
-            Departure::Tangent,
-            Splice::Checked,
-        )
-        .map(|b| (b.rail, b.bent_length))
-        .unwrap();
+        let (bent, length) = bent_through(&ap);
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
         // Inside, but closer to the wall than the radius: refused too.
         let ap = AvoidancePoint {
             point: DVec2::new(10.0, 2.2),
             ..ap
         };
-        let (bent, length) = bend_from(
-            &rail,
-            3.0,
-            3.0,
-            &ap,
-            20.0,
-            Departure::Tangent,
-            Splice::Checked,
-        )
-        .map(|b| (b.rail, b.bent_length))
-        .unwrap();
+        let (bent, length) = bent_through(&ap);
         assert!(!stays_on_mesh(mesh, &bent, length, 0.4));
         // A radius off the wall: accepted.
         let ap = AvoidancePoint {
             point: DVec2::new(10.0, 1.95),
             ..ap
         };
-        let (bent, length) = bend_from(
-            &rail,
-            3.0,
-            3.0,
-            &ap,
-            20.0,
-            Departure::Tangent,
-            Splice::Checked,
-        )
-        .map(|b| (b.rail, b.bent_length))
-        .unwrap();
+        let (bent, length) = bent_through(&ap);
         assert!(stays_on_mesh(mesh, &bent, length, 0.4));
     }
 
