@@ -260,6 +260,25 @@ while len(in_corridor) < 8:
     in_corridor.append(agent((round(s[0], 3), round(s[1], 3)), (round(g[0], 3), round(g[1], 3))))
 S.append(scenario("corridor-random", "corridor", 60.0, in_corridor))
 
+# Ten agents placed at random in the 3 m corridor (variant corridor-3m_N10_s0 of
+# tools/variant_scenarios.py --placed). An agent with nowhere to go, asked to make way, took a
+# spot "the others can pass on a lane beside it" where an agent that had arrived stood in the
+# lane: the one it made way for waited behind it to the end (7 of 10 arrived). The lanes beside
+# such spots now keep clear of agents with nowhere to go (session 39).
+placed_3m = [
+    ((11.685, 1.046), (19.899, 1.409)),
+    ((20.204, 1.84), (4.723, 2.062)),
+    ((28.508, 2.486), (18.173, 0.543)),
+    ((1.114, 0.731), (27.348, 1.086)),
+    ((24.944, 0.764), (16.883, 1.236)),
+    ((10.732, 1.363), (1.14, 1.946)),
+    ((17.32, 1.27), (25.347, 1.864)),
+    ((28.795, 1.469), (13.842, 1.367)),
+    ((5.302, 0.948), (18.335, 1.893)),
+    ((23.612, 2.471), (13.19, 2.254)),
+]
+S.append(scenario("corridor-3m-random", "corridor-3m", 60.0, [agent(a, b) for a, b in placed_3m]))
+
 # The velocity-space fallback (issue 5). The reference ORCA library's examples, with its numbers
 # (../shared/data/rvo2/rvo2_examples_params.json): a unit preferred speed toward the goal, a
 # maximum speed of 2, dt 0.25.

@@ -807,8 +807,28 @@ impl<'w> SpotSearch<'w> {
     /// keeps the clearance: its agent stops there, and does not pass it (an agent making way at
     /// a corridor's end stepped onto the goal of the agent it made way for, and the two stepped
     /// aside for each other by turns).
-    fn passable_ways(&self, spot: DVec2) -> bool {
-        let mesh = self.world.level().navmesh();
+    fn passable_ways(&self, spot: DVec2, candidates: &mut Vec<u32>) -> bool {
+        let world = self.world;
+        let mesh = world.level().navmesh();
+        let margin = world.config().margin;
+        // A lane point the way's agent could not stand on for an agent with nowhere to go
+        // there (it will not move out of the lane), other than those the spot is for.
+        let mut blocked_by_stander = |lane: DVec2, other_radius: f64| {
+            candidates.clear();
+            world.grid.near(
+                lane,
+                other_radius + world.max_radius + 2.0 * margin,
+                candidates,
+            );
+            candidates.iter().any(|&i| {
+                let hot = &world.hot[i as usize];
+                let k = world.dense[i as usize];
+                k != self.key
+                    && !self.cycle.contains(&k)
+                    && !world.agents[k].wants_to_move()
+                    && hot.position.distance(lane) < other_radius + hot.radius + 2.0 * margin
+            })
+        };
         self.ways
             .iter()
             .zip(self.way_radii.iter().zip(&self.way_ends))
@@ -826,7 +846,10 @@ impl<'w> SpotSearch<'w> {
                             continue;
                         }
                         let lane = spot + away * *clearance;
-                        if !mesh.contains(lane) || mesh.wall_distance(lane) < other_radius {
+                        if !mesh.contains(lane)
+                            || mesh.wall_distance(lane) < other_radius
+                            || blocked_by_stander(lane, other_radius)
+                        {
                             return false;
                         }
                         if let Some(last) = previous {
@@ -878,7 +901,7 @@ impl<'w> SpotSearch<'w> {
                 })
         };
         // The agents that could stand on the spot, from the broad-phase grid.
-        let mut apart_from_agents = || {
+        let apart_from_agents = |candidates: &mut Vec<u32>| {
             candidates.clear();
             world
                 .grid
@@ -891,8 +914,8 @@ impl<'w> SpotSearch<'w> {
         };
         if !mesh.contains(spot)
             || mesh.wall_distance(spot) < radius
-            || !(off_the_ways() || self.passing && self.passable_ways(spot))
-            || !apart_from_agents()
+            || !(off_the_ways() || self.passing && self.passable_ways(spot, candidates))
+            || !apart_from_agents(candidates)
         {
             return None;
         }
