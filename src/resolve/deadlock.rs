@@ -802,8 +802,9 @@ impl<'w> SpotSearch<'w> {
 
     /// Whether every way keeps its clearance from `spot` or, where it comes within it, has a
     /// lane round the spot (see `passing`): each point of the way within the clearance, pushed
-    /// straight away from the spot to the clearance, is on the mesh and keeps the way's
-    /// agent's radius from walls, and so does the line between each two in turn. The way's end
+    /// straight away from the spot to the clearance, is on the mesh, keeps the way's agent's
+    /// radius from walls and its radius and the margins from agents with nowhere to go (session
+    /// 39), and so does the line between each two in turn (from walls). The way's end
     /// keeps the clearance: its agent stops there, and does not pass it (an agent making way at
     /// a corridor's end stepped onto the goal of the agent it made way for, and the two stepped
     /// aside for each other by turns).
@@ -811,8 +812,8 @@ impl<'w> SpotSearch<'w> {
         let world = self.world;
         let mesh = world.level().navmesh();
         let margin = world.config().margin;
-        // A lane point the way's agent could not stand on for an agent with nowhere to go
-        // there (it will not move out of the lane), other than those the spot is for.
+        // Whether an agent with nowhere to go (it will not move out of the lane), other than
+        // the yielding agent and its cycle, stands where the way's agent would pass `lane`.
         let mut blocked_by_stander = |lane: DVec2, other_radius: f64| {
             candidates.clear();
             world.grid.near(

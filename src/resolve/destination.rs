@@ -142,11 +142,12 @@ impl World {
     /// ring nearest first to the rail [`APPROACH_RADII`] before its end; a spot must
     /// be on the mesh, keep the radius from walls, be reachable from the old end in a straight
     /// line and not be taken. The spots out of the way of the other agents bound there are
-    /// tried first (on no way in of an agent that arrives later at its preferred speed, and
-    /// reached without passing the spot of one there sooner: docs/ALGORITHM.md, "Shared
-    /// destinations"), then, if none can be had, any free one. The rail's last stretch is replaced by a cubic Bézier that leaves
-    /// the rail with its tangent (G1) and arrives heading straight for the spot, validated on
-    /// the mesh like a bend (chapter 22.4).
+    /// tried first: on the way in of none that may arrive later (predicted at its preferred
+    /// speed later, or up to [`ARRIVAL_SLACK`] sooner), and reached without passing the spot of
+    /// one there sooner (docs/ALGORITHM.md, "Shared destinations"); then, if none can be had,
+    /// any free one. The rail's last stretch is replaced by a cubic Bézier that leaves the rail
+    /// with its tangent (G1) and arrives heading straight for the spot, validated on the mesh
+    /// like a bend (chapter 22.4).
     pub(crate) fn free_destination(
         &self,
         key: AgentKey,
