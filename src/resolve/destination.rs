@@ -315,6 +315,20 @@ mod tests {
     use crate::AvoidanceConfig;
     use std::sync::Arc;
 
+    /// A default agent added at `from` with a straight rail to `goal`.
+    fn sent(world: &mut World, from: DVec2, goal: DVec2) -> AgentKey {
+        let key = world
+            .add_agent(AgentDesc {
+                position: from,
+                ..AgentDesc::default()
+            })
+            .unwrap();
+        world
+            .set_rail(key, Rail::from_points(&[from, goal]).unwrap())
+            .unwrap();
+        key
+    }
+
     /// An agent sent to a point another agent stands on gets the free spot beside it on the
     /// side its rail comes in from, whichever side that is: a crowd arriving from one side
     /// fills the near side and leaves the far side reachable (until session 36 each ring was
@@ -333,15 +347,7 @@ mod tests {
                     ..AgentDesc::default()
                 })
                 .unwrap();
-            let key = world
-                .add_agent(AgentDesc {
-                    position: from,
-                    ..AgentDesc::default()
-                })
-                .unwrap();
-            world
-                .set_rail(key, Rail::from_points(&[from, goal]).unwrap())
-                .unwrap();
+            let key = sent(&mut world, from, goal);
             let rail = world.agents[key].rail().unwrap().clone();
             let (_, spot) = world.free_destination(key, &rail, 0.0).expect("moved");
             let side = (spot - goal).normalize();
@@ -366,15 +372,7 @@ mod tests {
             let mut world = World::new(level.clone(), AvoidanceConfig::default()).unwrap();
             let mut keys = Vec::new();
             for from in [first_from, second_from] {
-                let key = world
-                    .add_agent(AgentDesc {
-                        position: from,
-                        ..AgentDesc::default()
-                    })
-                    .unwrap();
-                world
-                    .set_rail(key, Rail::from_points(&[from, goal]).unwrap())
-                    .unwrap();
+                let key = sent(&mut world, from, goal);
                 world.set_motion(key, Motion::standing(0.0)).unwrap();
                 keys.push(key);
             }
