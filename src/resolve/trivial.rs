@@ -935,6 +935,7 @@ fn decide(
                         && reverses_fresh_walker(
                             world, key, &bend.rail, bent_plan, candidates, samples,
                         ))
+                    && !cuts_in_close(world, key, &bend.rail, bent_plan, candidates, samples)
                 {
                     let mut decision = Decision::with_collision(bend.into_order(), collision);
                     decision.searched_detour = searched_detour;
@@ -1861,6 +1862,50 @@ fn meets_only_moved(
     // One that meets this agent already: its reaction is not this order's doing.
     let mut now = agent.trajectory();
     sweep_pair(samples, &mut now, radii, f64::INFINITY).is_none()
+}
+
+/// Seconds past a walker's stopping time within which a bend that cuts in front of it counts
+/// as leaving it no clean stop ([`cuts_in_close`]): a few frames to answer in.
+const CUT_IN_REACTION: f64 = 0.2;
+
+/// Whether `key` moving by `plan` on `rail` (a bent rail) would cut in front of a walker whose
+/// sweep looks ahead at it, while `key`'s own sweeps look only ahead of it: that walker's sweep
+/// (its plan as it is) meets `key` on the new motion within the walker's stopping time and
+/// [`CUT_IN_REACTION`], and not as soon on its present one. The walker would have only an
+/// unavoidable stop left. A bend round a collision 2.3 s off turned a walker in front of one
+/// 0.5 m away walking at 0.8 m/s, which met it 0.13 s later and slid 0.045 m into it
+/// (tradeshow-300 with its starts jittered, seed 16; docs/ROBUSTNESS.md, session 39).
+fn cuts_in_close(
+    world: &World,
+    key: AgentKey,
+    rail: &Rail,
+    plan: MotionPlan,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let config = world.config();
+    let agent = &world.agents[key];
+    let reach = reaction_reach(world, key);
+    walkers_near(world, key, reach, candidates).any(|(_, other)| {
+        let limit = stop_as_played(other.desc(), &other.motion).transition_time + CUT_IN_REACTION;
+        let radii = agent.desc().radius + other.desc().radius + 2.0 * config.margin;
+        // Passed over before its samples are taken when the two cannot come within the radii
+        // that soon (exact).
+        let travelled = (other.plan.s_at(limit) - other.plan.s) + (plan.s_at(limit) - plan.s);
+        if beyond(other.position() - agent.position(), travelled + radii) {
+            return false;
+        }
+        sample_agent(&mut other.trajectory(), other.desc().radius, limit, samples);
+        if !sees(samples, other, agent.position()) {
+            return false;
+        }
+        let mut moved = Trajectory::on_rail_at(rail, plan, agent.position());
+        let Some(contact) = sweep_pair(samples, &mut moved, radii, limit) else {
+            return false;
+        };
+        let mut now = agent.trajectory();
+        sweep_pair(samples, &mut now, radii, contact.time).is_none()
+    })
 }
 
 /// The agents the broad phase lists within `reach` metres of `key` that move and are behind it:
@@ -3605,6 +3650,56 @@ mod tests {
             avoid_direction(east, DVec2::new(3.0, 0.0), DVec2::new(-1.0, 0.0)),
             DVec2::new(0.0, -1.0)
         );
+    }
+}
+
+#[cfg(test)]
+mod cut_in_tests {
+    use super::*;
+    use crate::world::{AgentDesc, Motion};
+    use std::sync::Arc;
+
+    /// An agent walking east at 1.4 m/s from (10, 15), and a walker at 0.8 m/s going north
+    /// from (10.5, 13.5), behind and to the right of it: on their rails they pass 1.05 m apart.
+    fn pair() -> (World, AgentKey) {
+        let level = Arc::new(crate::level::fixture_level("open-field"));
+        let mut world = World::new(level, crate::AvoidanceConfig::default()).unwrap();
+        let mut walking = |from: DVec2, to: DVec2, speed: f64| {
+            let key = world
+                .add_agent(AgentDesc {
+                    position: from,
+                    ..AgentDesc::default()
+                })
+                .unwrap();
+            world
+                .set_rail(key, Rail::from_points(&[from, to]).unwrap())
+                .unwrap();
+            world.set_motion(key, Motion::moving(0.0, speed)).unwrap();
+            key
+        };
+        let key = walking(DVec2::new(10.0, 15.0), DVec2::new(22.0, 15.0), 1.4);
+        walking(DVec2::new(10.5, 13.5), DVec2::new(10.5, 25.0), 0.8);
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        (world, key)
+    }
+
+    /// A bend that turns the agent right, in front of the walker coming up behind it, leaves
+    /// that walker only an unavoidable stop; the same bend to the left, or the rail as it is,
+    /// does not (tradeshow-300 with its starts jittered, seed 16: 0.045 m deep before).
+    #[test]
+    fn a_bend_cutting_in_front_of_a_close_walker_behind_is_seen() {
+        let (world, key) = pair();
+        let plan = MotionPlan::cruising(0.0, 1.4);
+        let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+        let mut cuts = |points: &[(f64, f64)]| {
+            let points: Vec<DVec2> = points.iter().map(|&(x, y)| DVec2::new(x, y)).collect();
+            let rail = Rail::from_points(&points).unwrap();
+            cuts_in_close(&world, key, &rail, plan, &mut candidates, &mut samples)
+        };
+        assert!(!cuts(&[(10.0, 15.0), (22.0, 15.0)]));
+        assert!(cuts(&[(10.0, 15.0), (10.6, 14.2), (22.0, 14.2)]));
+        assert!(!cuts(&[(10.0, 15.0), (10.6, 15.8), (22.0, 15.8)]));
     }
 }
 
