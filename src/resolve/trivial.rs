@@ -1840,19 +1840,7 @@ fn meets_only_moved(
         duration += other.desc().stop_distance(other_plan.speed) / other_plan.speed;
     }
     let radii = agent.desc().radius + other.desc().radius + 2.0 * config.margin;
-    // Passed over before its samples are taken when the two cannot come within the radii over
-    // the sweep: each stays within what it travels of where it is (exact).
-    let travelled = (other_plan.s_at(duration) - other_plan.s) + (plan.s_at(duration) - plan.s);
-    if beyond(other.position() - agent.position(), travelled + radii) {
-        return false;
-    }
-    sample_agent(
-        &mut other.trajectory(),
-        other.desc().radius,
-        duration,
-        samples,
-    );
-    if !sees(samples, other, agent.position()) {
+    if !walker_sweep_seeing(world, key, plan, other, duration, radii, samples) {
         return false;
     }
     let mut moved = Trajectory::on_rail_at(rail, plan, agent.position());
@@ -1862,6 +1850,33 @@ fn meets_only_moved(
     // One that meets this agent already: its reaction is not this order's doing.
     let mut now = agent.trajectory();
     sweep_pair(samples, &mut now, radii, f64::INFINITY).is_none()
+}
+
+/// `other`'s sweep, its plan as it is, over `duration` seconds, taken into `samples`: whether it
+/// was taken and looks ahead at `key` ([`sees`]). Not taken when `other` and `key` moving by
+/// `plan` cannot come within `radii` metres that soon: each stays within what it travels of
+/// where it is (exact).
+fn walker_sweep_seeing(
+    world: &World,
+    key: AgentKey,
+    plan: MotionPlan,
+    other: &crate::world::Agent,
+    duration: f64,
+    radii: f64,
+    samples: &mut Vec<SweepSample>,
+) -> bool {
+    let agent = &world.agents[key];
+    let travelled = (other.plan.s_at(duration) - other.plan.s) + (plan.s_at(duration) - plan.s);
+    if beyond(other.position() - agent.position(), travelled + radii) {
+        return false;
+    }
+    sample_agent(
+        &mut other.trajectory(),
+        other.desc().radius,
+        duration,
+        samples,
+    );
+    sees(samples, other, agent.position())
 }
 
 /// Seconds past a walker's stopping time within which a bend that cuts in front of it counts
@@ -1889,14 +1904,7 @@ fn cuts_in_close(
     walkers_near(world, key, reach, candidates).any(|(_, other)| {
         let limit = stop_as_played(other.desc(), &other.motion).transition_time + CUT_IN_REACTION;
         let radii = agent.desc().radius + other.desc().radius + 2.0 * config.margin;
-        // Passed over before its samples are taken when the two cannot come within the radii
-        // that soon (exact).
-        let travelled = (other.plan.s_at(limit) - other.plan.s) + (plan.s_at(limit) - plan.s);
-        if beyond(other.position() - agent.position(), travelled + radii) {
-            return false;
-        }
-        sample_agent(&mut other.trajectory(), other.desc().radius, limit, samples);
-        if !sees(samples, other, agent.position()) {
+        if !walker_sweep_seeing(world, key, plan, other, limit, radii, samples) {
             return false;
         }
         let mut moved = Trajectory::on_rail_at(rail, plan, agent.position());
