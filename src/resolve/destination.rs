@@ -315,18 +315,10 @@ mod tests {
     use crate::AvoidanceConfig;
     use std::sync::Arc;
 
-    /// A default agent added at `from` with a straight rail to `goal`.
+    /// A 0.4 m agent at `from` standing on a straight rail to `goal`.
     fn sent(world: &mut World, from: DVec2, goal: DVec2) -> AgentKey {
-        let key = world
-            .add_agent(AgentDesc {
-                position: from,
-                ..AgentDesc::default()
-            })
-            .unwrap();
-        world
-            .set_rail(key, Rail::from_points(&[from, goal]).unwrap())
-            .unwrap();
-        key
+        let speeds = [0.8, 1.4, 2.6];
+        crate::world::line_agent(world, from, goal, &speeds, Motion::standing(0.0))
     }
 
     /// An agent sent to a point another agent stands on gets the free spot beside it on the
@@ -372,9 +364,7 @@ mod tests {
             let mut world = World::new(level.clone(), AvoidanceConfig::default()).unwrap();
             let mut keys = Vec::new();
             for from in [first_from, second_from] {
-                let key = sent(&mut world, from, goal);
-                world.set_motion(key, Motion::standing(0.0)).unwrap();
-                keys.push(key);
+                keys.push(sent(&mut world, from, goal));
             }
             world.begin_frame(1.0 / 30.0);
             let second = keys[1];

@@ -3664,7 +3664,7 @@ mod tests {
 #[cfg(test)]
 mod cut_in_tests {
     use super::*;
-    use crate::world::{AgentDesc, Motion};
+    use crate::world::Motion;
     use std::sync::Arc;
 
     /// An agent walking east at 1.4 m/s from (10, 15), and a walker at 0.8 m/s going north
@@ -3672,18 +3672,9 @@ mod cut_in_tests {
     fn pair() -> (World, AgentKey) {
         let level = Arc::new(crate::level::fixture_level("open-field"));
         let mut world = World::new(level, crate::AvoidanceConfig::default()).unwrap();
+        let speeds = [0.8, 1.4, 2.6];
         let mut walking = |from: DVec2, to: DVec2, speed: f64| {
-            let key = world
-                .add_agent(AgentDesc {
-                    position: from,
-                    ..AgentDesc::default()
-                })
-                .unwrap();
-            world
-                .set_rail(key, Rail::from_points(&[from, to]).unwrap())
-                .unwrap();
-            world.set_motion(key, Motion::moving(0.0, speed)).unwrap();
-            key
+            crate::world::line_agent(&mut world, from, to, &speeds, Motion::moving(0.0, speed))
         };
         let key = walking(DVec2::new(10.0, 15.0), DVec2::new(22.0, 15.0), 1.4);
         walking(DVec2::new(10.5, 13.5), DVec2::new(10.5, 25.0), 0.8);
