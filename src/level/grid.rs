@@ -4,6 +4,8 @@
 
 use glam::DVec2;
 
+use crate::geometry::clamped_cell_coordinate;
+
 /// Items bucketed by cell, stored compactly (one offsets array, one items array).
 #[derive(Clone, Debug)]
 pub(crate) struct Grid {
@@ -82,17 +84,11 @@ impl Grid {
     /// The cell holding `p`, clamped onto the grid.
     pub fn clamped_cell(&self, p: DVec2) -> (usize, usize) {
         let q = (p - self.origin) / self.cell;
-        let c = if q.x.is_nan() {
-            0.0
-        } else {
-            q.x.floor().clamp(0.0, (self.columns - 1) as f64)
-        };
-        let r = if q.y.is_nan() {
-            0.0
-        } else {
-            q.y.floor().clamp(0.0, (self.rows - 1) as f64)
-        };
-        (c as usize, r as usize)
+        // NaN to 0, as the cast does.
+        (
+            clamped_cell_coordinate(q.x, self.columns - 1),
+            clamped_cell_coordinate(q.y, self.rows - 1),
+        )
     }
 
     /// The cell holding `p`, or `None` when `p` lies outside the grid.

@@ -2,6 +2,8 @@
 
 use glam::DVec2;
 
+use crate::geometry::clamped_cell_coordinate;
+
 /// The grid has at most this many cells per agent (plus 64): on a large level with few agents
 /// its cells grow instead.
 const MAX_CELLS_PER_AGENT: usize = 4;
@@ -94,12 +96,12 @@ impl AgentGrid {
     fn coords(&self, p: DVec2) -> (usize, usize) {
         let q = (p - self.origin) / self.cell;
         let x = if q.x.is_finite() {
-            q.x.floor().clamp(0.0, (self.columns - 1) as f64) as usize
+            clamped_cell_coordinate(q.x, self.columns - 1)
         } else {
             0
         };
         let y = if q.y.is_finite() {
-            q.y.floor().clamp(0.0, (self.rows - 1) as f64) as usize
+            clamped_cell_coordinate(q.y, self.rows - 1)
         } else {
             0
         };

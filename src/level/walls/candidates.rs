@@ -89,11 +89,12 @@ impl WallCandidates {
         if !(q.x >= 0.0 && q.y >= 0.0) {
             return None;
         }
-        let (c, r) = (q.x.floor(), q.y.floor());
-        if !(c < self.columns as f64 && r < self.rows as f64) {
+        // Non-negative here, so `floor(q) < n` is `q < n` and the truncating cast is the floor
+        // (no library call for `floor`: `geometry::clamped_cell_coordinate`).
+        if !(q.x < self.columns as f64 && q.y < self.rows as f64) {
             return None;
         }
-        let i = r as usize * self.columns + c as usize;
+        let i = q.y as usize * self.columns + q.x as usize;
         Some(&self.items[self.start[i] as usize..self.start[i + 1] as usize])
     }
 }
