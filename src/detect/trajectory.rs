@@ -184,7 +184,18 @@ impl<'a> Trajectory<'a> {
     #[inline]
     pub fn position(&mut self, t: f64) -> DVec2 {
         match &mut self.cursor {
-            Some(cursor) if self.plan.moves() => cursor.position(self.plan.s_at(t)),
+            Some(cursor) if self.plan.moves() => {
+                let s = self.plan.s_at(t);
+                // Not moved yet (standing still, turning on the spot, a delayed start): where
+                // it is now, `rail.position(plan.s)`, which the cursor would give bit for bit.
+                // Most samples of a delayed start check are such (plaza, 1,000 agents:
+                // docs/PERFORMANCE.md, session 40).
+                if s == self.plan.s {
+                    self.position
+                } else {
+                    cursor.position(s)
+                }
+            }
             Some(_) => self.position,
             None => self.position + self.velocity * t.max(0.0),
         }
