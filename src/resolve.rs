@@ -5,6 +5,7 @@ mod destination;
 mod detour;
 mod order;
 mod passage;
+mod recheck;
 mod rewrite;
 #[cfg(feature = "parallel")]
 mod speculate;
@@ -14,6 +15,8 @@ pub(crate) use deadlock::LaneLink;
 pub use order::{
     Occupancy, Order, OrderKind, Reroute, RerouteReason, Side, StartVerdict, StopCause,
 };
+pub(crate) use recheck::BlockedWait;
+pub use recheck::BLOCKED_RECHECK;
 pub(crate) use rewrite::BendMemo;
 #[cfg(feature = "parallel")]
 pub(crate) use speculate::Speculation;

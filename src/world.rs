@@ -102,6 +102,9 @@ pub struct Agent {
     pub(crate) slot: u32,
     /// The single-lane stretches of its rail (`None`: none), found when the rail is given.
     pub(crate) narrows: Option<Box<[Narrow]>>,
+    /// Standing, its last decision was a wait on an agent standing still that may be repeated
+    /// for a while without the sweeps (`resolve/recheck.rs`).
+    pub(crate) blocked_wait: Option<crate::resolve::BlockedWait>,
 }
 
 /// An agent's rail end against the other agents' destinations (docs/ALGORITHM.md, "Shared
@@ -184,6 +187,7 @@ impl Agent {
         self.made_way_for = None;
         self.letting_pass = None;
         self.bend_memo = None;
+        self.blocked_wait = None;
         self.destination = DestinationCheck::Checked;
     }
 
@@ -432,6 +436,7 @@ impl World {
             free: locomotion.is_free().then(Box::default),
             slot: u32::MAX,
             narrows: None,
+            blocked_wait: None,
         });
         if locomotion.is_free() {
             self.ensure_obstacles();

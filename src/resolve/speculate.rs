@@ -262,10 +262,12 @@ impl World {
             Phase::Moving | Phase::Starting { .. } => {
                 Sweep::ahead(key, rail, plan_of(desc, &motion), 0.0)
             }
-            // A standing agent checks its start once the reversal hold since its stop is over.
+            // A standing agent checks its start once the reversal hold since its stop is over,
+            // unless it repeats a wait on an agent standing still (`resolve/recheck.rs`).
             Phase::Standing
                 if agent.wants_to_move()
-                    && self.time() - agent.last_stop_time >= self.config().reversal_hold =>
+                    && self.time() - agent.last_stop_time >= self.config().reversal_hold
+                    && self.repeatable_wait(key).is_none() =>
             {
                 let plan = start_plan(desc, motion.s, desc.preferred_speed, 0.0);
                 Sweep::ahead(key, rail, plan, 0.0).with(Hysteresis::resume(self.config()))

@@ -9,6 +9,7 @@ use super::deadlock::{DeadlockOutcome, LaneLink, STEP_ASIDE_WAYS, YIELD_SEARCHES
 use super::detour::DETOUR_SEARCHES_PER_FRAME;
 use super::order::{Order, OrderKind, Reroute, RerouteReason, StartVerdict, StopCause};
 use super::passage;
+use super::recheck::BlockedWait;
 use super::rewrite::{BendInputs, BendMemo, BendRequest};
 use crate::debug::{DebugSink, NoDebug};
 use crate::detect::{
@@ -341,6 +342,7 @@ impl World {
             return;
         };
         agent.collision = decision.collision;
+        agent.blocked_wait = decision.blocked_wait;
         if decision.checked_destination {
             agent.destination = DestinationCheck::Checked;
         }
@@ -525,6 +527,9 @@ pub(super) struct Decision {
     /// A standing agent's measure of the way to the agent it waits on (single-lane or not),
     /// kept while both stand there.
     pub lane_link: Option<LaneLink>,
+    /// A wait on an agent standing still that may be repeated without the sweeps
+    /// (`resolve/recheck.rs`).
+    pub blocked_wait: Option<BlockedWait>,
 }
 
 impl Decision {
@@ -546,6 +551,7 @@ impl Decision {
             bend_memo: None,
             resumes: false,
             lane_link: None,
+            blocked_wait: None,
         }
     }
 
@@ -1107,6 +1113,17 @@ fn decide_standing(
         decision.waiting_on = agent.waiting_on.map(|(blocker, _)| blocker);
         return decision;
     }
+    // Blocked a moment ago by an agent that has stood still since: the same wait, without
+    // the sweeps (`resolve/recheck.rs`); a deadlock is still looked after every frame.
+    if let Some(blocker) = world.repeatable_wait(key) {
+        return match blocked_wait(world, key, blocker, candidates, samples) {
+            Ok(mut decision) => {
+                decision.blocked_wait = agent.blocked_wait;
+                decision
+            }
+            Err(outcome) => outcome,
+        };
+    }
     // Not into a single-lane stretch that an agent coming the other way goes through first:
     // looked for as far as the start walks before it could stop again, and the wait short of
     // the stretch (`passage`).
@@ -1167,6 +1184,9 @@ fn decide_standing(
     };
     // (The far-start test fails without its sweep when the start check's first collision says
     // the plain sweep meets that agent too soon: `plain_meets_too_soon`.)
+    // Whether the far-start test swept (its answer then depends on the agents that move, and
+    // the wait that follows is not repeated: `resolve/recheck.rs`).
+    let mut far_start_swept = false;
     let verdict = match verdict {
         StartVerdict::Blocked { blocker }
             if !world.agents[blocker].plan.moves()
@@ -1174,6 +1194,7 @@ fn decide_standing(
                 && !first
                     .is_some_and(|c| plain_meets_too_soon(world, key, rail, starts.plan, &c))
                 && {
+                    far_start_swept = true;
                     let plain = starts.plain(candidates, samples);
                     far_standing_blocker_after(
                         world,
@@ -1229,30 +1250,22 @@ fn decide_standing(
     };
     // Blocked by an agent that will not clear the way by itself: a deadlock to break, or a
     // rail to bend around an agent with nowhere to go.
-    let mut decision = Decision::new(Order::Wait { clear_in: None });
-    decision.waiting_on = Some(blocker);
-    decision.lane_link = world.lane_link(key, blocker);
-    match world.break_deadlock(key, blocker, decision.lane_link, candidates, samples) {
-        DeadlockOutcome::Yield(yielding) => return *yielding,
-        DeadlockOutcome::Searched { ask } => {
-            decision.bend_failed = true;
-            decision.yield_failed = true;
-            // Boxed in: the agent nearest it that waits on it makes room.
-            decision.ask_way_of = ask;
-            return decision;
-        }
-        // Another member looks for a spot on its own query (the deadlock is being broken):
-        // this one waits, without spending the frame's search budget or losing its rank. It
-        // used to count as a failed search: members queried before the one whose turn it was
-        // used up the frame's budget, and were passed over as if they had found no spot.
-        DeadlockOutcome::NotItsTurn => {
-            decision.bend_failed = true;
-            return decision;
-        }
-        DeadlockOutcome::None => {}
-    }
+    let mut decision = match blocked_wait(world, key, blocker, candidates, samples) {
+        Ok(decision) => decision,
+        Err(outcome) => return outcome,
+    };
+    // Blocked by one standing still: this wait may be repeated for a while without the sweeps
+    // (`resolve/recheck.rs`).
+    let stands = !world.agents[blocker].plan.moves() && !far_start_swept;
     // Not yet time to try again, or the frame's bends are used up (it tries on the next one).
-    if world.time < agent.next_bend_time || world.standing_bends >= STANDING_BENDS_PER_FRAME {
+    if world.time < agent.next_bend_time {
+        return if stands {
+            decision.repeatable(world.time, false)
+        } else {
+            decision
+        };
+    }
+    if world.standing_bends >= STANDING_BENDS_PER_FRAME {
         return decision;
     }
     // The collision to bend around: the detection sweep's, or else the start check's with an
@@ -1274,7 +1287,11 @@ fn decide_standing(
     let ahead = to.dot(agent.direction()) > 0.0;
     let same_way = collider.direction().dot(agent.direction()) >= QUEUE_DEGREES.to_radians().cos();
     if collider.wants_to_move() && (same_way || !ahead) {
-        return decision;
+        return if stands && collision.collider == blocker {
+            decision.repeatable(world.time, true)
+        } else {
+            decision
+        };
     }
     // An agent with nowhere to go stands on its goal (it came after the rail was checked, or
     // was pushed there): the end moves to the nearest free spot.
@@ -1359,6 +1376,40 @@ fn decide_standing(
     outcome.searched_bend = true;
     outcome.bend_memo = Some(memo);
     outcome
+}
+
+/// The wait of standing agent `key` on `blocker`, an agent that will not clear the way by
+/// itself, with the deadlock's part in it: `Err` with the decision when a deadlock decides
+/// (a yield, a failed search, another member's turn), else the plain wait to go on from.
+fn blocked_wait(
+    world: &World,
+    key: AgentKey,
+    blocker: AgentKey,
+    candidates: &mut Vec<u32>,
+    samples: &mut Vec<SweepSample>,
+) -> Result<Decision, Decision> {
+    let mut decision = Decision::new(Order::Wait { clear_in: None });
+    decision.waiting_on = Some(blocker);
+    decision.lane_link = world.lane_link(key, blocker);
+    match world.break_deadlock(key, blocker, decision.lane_link, candidates, samples) {
+        DeadlockOutcome::Yield(yielding) => Err(*yielding),
+        DeadlockOutcome::Searched { ask } => {
+            decision.bend_failed = true;
+            decision.yield_failed = true;
+            // Boxed in: the agent nearest it that waits on it makes room.
+            decision.ask_way_of = ask;
+            Err(decision)
+        }
+        // Another member looks for a spot on its own query (the deadlock is being broken):
+        // this one waits, without spending the frame's search budget or losing its rank. It
+        // used to count as a failed search: members queried before the one whose turn it was
+        // used up the frame's budget, and were passed over as if they had found no spot.
+        DeadlockOutcome::NotItsTurn => {
+            decision.bend_failed = true;
+            Err(decision)
+        }
+        DeadlockOutcome::None => Ok(decision),
+    }
 }
 
 /// The agents whose ways an agent waiting for its turn at a single-lane stretch keeps clear

@@ -51,6 +51,13 @@ pub struct AvoidanceConfig {
     /// Agents waiting on each other in a cycle for longer than this are in a deadlock, and the
     /// one that yields is sent to a yield spot, seconds. Range [0.1, 60]; default 2.
     pub deadlock_time: f64,
+    /// A standing agent blocked by an agent that stands still repeats its wait for up to this
+    /// long without sweeping its start again, while the agent it waits on stands there without
+    /// an order (it decides afresh the moment that one starts), seconds. Time-slicing for
+    /// standing crowds (docs/ALGORITHM.md, "Time-sliced waits"). Range [0, 1]; default 0.1
+    /// ([`BLOCKED_RECHECK`](crate::resolve::BLOCKED_RECHECK): three frames at 30 per second);
+    /// 0 decides every frame.
+    pub blocked_recheck: f64,
     /// Returning to the preferred speed or starting again needs a clear sweep with radii grown
     /// by this fraction against agents that move, so that the return does not flip back at
     /// once (not against agents standing: their prediction changes only when they start, and
@@ -121,6 +128,7 @@ impl AvoidanceConfig {
             reconnect_degrees: 8.0,
             reroute_side_hold: 1.0,
             deadlock_time: 2.0,
+            blocked_recheck: crate::resolve::BLOCKED_RECHECK,
             resume_inflation: 0.2,
             follow_degrees: 30.0,
             cell_size: 0.0,
@@ -190,6 +198,7 @@ impl AvoidanceConfig {
             false,
         )?;
         check("deadlock_time", self.deadlock_time, 0.1, 60.0, false)?;
+        check("blocked_recheck", self.blocked_recheck, 0.0, 1.0, false)?;
         check("resume_inflation", self.resume_inflation, 0.0, 1.0, false)?;
         check("follow_degrees", self.follow_degrees, 0.0, 90.0, false)?;
         if self.cell_size != 0.0 {

@@ -1,0 +1,164 @@
+//! Time-sliced waits: a standing agent blocked by an agent that stands still decides again
+//! every [`AvoidanceConfig::blocked_recheck`](crate::AvoidanceConfig::blocked_recheck) seconds
+//! ([`BLOCKED_RECHECK`] by default), not every frame, while nothing it waits on has changed.
+//!
+//! Most of a standing crowd's frame was the start checks of agents blocked by another agent
+//! standing (a queue, or one it cannot bend round before its next try): the same full sweep,
+//! finding the same agent, every frame (docs/PERFORMANCE.md, session 38: a third of the
+//! decisions' time on `plaza` with 1,000 agents). The wait is repeated as it was decided, for a
+//! tenth of a second at most, and only while the agent waited on still stands, has had no order
+//! and has not moved since; the moment it starts, the waiting agent decides afresh in the same
+//! frame, so a queue discharges as before. What the repeat can delay, by the recheck time at
+//! most: a start toward an agent standing far enough ahead once the walkers near the way have
+//! passed, a wait moving to another agent, a single-lane stretch's turn. A repeat is a `Wait`:
+//! the agent stands, and a start is always checked in full.
+
+use super::trivial::Decision;
+use crate::world::{AgentKey, World};
+
+/// The default [`AvoidanceConfig::blocked_recheck`](crate::AvoidanceConfig::blocked_recheck):
+/// the longest time a standing agent blocked by one standing still repeats its decision to
+/// wait, seconds. Three frames at 30 per second (every frame at 10 per second or fewer).
+pub const BLOCKED_RECHECK: f64 = 0.1;
+
+/// A wait that may be repeated: decided in full at `at` (world clock, seconds), blocked by the
+/// agent the waiting agent waits on (`Agent::waiting_on`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BlockedWait {
+    /// When it was decided in full, seconds.
+    pub at: f64,
+    /// Waiting behind an agent going its way (or not ahead of it): no bend is tried against
+    /// it, whenever one is due. Otherwise the wait lasts only until the next bend is due.
+    pub queue: bool,
+}
+
+impl World {
+    /// The agent standing `key` waits on, when its last decision may be repeated now: it was
+    /// a [`BlockedWait`] less than `blocked_recheck` ago (and, unless in a queue, before its
+    /// next bend is due), nobody has asked it to make way since, and the agent it waits on
+    /// has stood all that time without an order.
+    pub(crate) fn repeatable_wait(&self, key: AgentKey) -> Option<AgentKey> {
+        let agent = &self.agents[key];
+        let wait = agent.blocked_wait?;
+        if self.time >= wait.at + self.config().blocked_recheck
+            || (!wait.queue && self.time >= agent.next_bend_time)
+            || agent.make_way_for.is_some()
+            || agent.resume_goal.is_some()
+        {
+            return None;
+        }
+        let (blocker, _) = agent.waiting_on?;
+        let other = self.agents.get(blocker)?;
+        let still = !other.plan.moves()
+            && other.stood_since <= wait.at
+            && other.last_order_time < wait.at
+            && other.make_way_for.is_none();
+        still.then_some(blocker)
+    }
+}
+
+impl Decision {
+    /// This decision (a wait on an agent standing) may be repeated for `blocked_recheck`.
+    pub(crate) fn repeatable(mut self, at: f64, queue: bool) -> Decision {
+        self.blocked_wait = Some(BlockedWait { at, queue });
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::DVec2;
+
+    use super::*;
+    use crate::world::{line_agent, Motion};
+    use crate::Order;
+
+    /// Two agents standing a metre apart on one line, both to go the same way (to two goals):
+    /// `back` waits behind `front` (a queue of two).
+    fn queue_of_two() -> (World, AgentKey, AgentKey) {
+        queue_of_two_with(crate::AvoidanceConfig::default())
+    }
+
+    fn queue_of_two_with(config: crate::AvoidanceConfig) -> (World, AgentKey, AgentKey) {
+        let level = crate::level::fixture_level("open-field");
+        let mut world = World::new(level, config).unwrap();
+        let back = line_agent(
+            &mut world,
+            DVec2::new(10.0, 15.0),
+            DVec2::new(28.0, 15.0),
+            &[0.8, 1.4],
+            Motion::standing(0.0),
+        );
+        let front = line_agent(
+            &mut world,
+            DVec2::new(11.0, 15.0),
+            DVec2::new(30.0, 15.0),
+            &[0.8, 1.4],
+            Motion::standing(0.0),
+        );
+        (world, back, front)
+    }
+
+    #[test]
+    fn a_wait_behind_an_agent_standing_is_repeated_for_the_recheck_time_only() {
+        let (mut world, back, front) = queue_of_two();
+        world.begin_frame(1.0);
+        assert!(matches!(world.query(back).unwrap(), Order::Wait { .. }));
+        assert_eq!(world.repeatable_wait(back), Some(front));
+        let decided = world.agents[back]
+            .blocked_wait
+            .expect("a wait that may be repeated");
+        assert!(decided.queue);
+        // A frame later: repeated, and still dated from the full decision.
+        world.begin_frame(0.5 * BLOCKED_RECHECK);
+        assert!(matches!(world.query(back).unwrap(), Order::Wait { .. }));
+        assert_eq!(world.agents[back].blocked_wait, Some(decided));
+        assert_eq!(world.agents[back].waiting_on.map(|(k, _)| k), Some(front));
+        // The recheck time over: decided in full again.
+        world.begin_frame(0.6 * BLOCKED_RECHECK);
+        assert_eq!(world.repeatable_wait(back), None);
+        assert!(matches!(world.query(back).unwrap(), Order::Wait { .. }));
+        let again = world.agents[back]
+            .blocked_wait
+            .expect("the same wait, decided again");
+        assert_eq!(again.at, world.time());
+    }
+
+    #[test]
+    fn a_wait_is_decided_afresh_as_soon_as_the_agent_waited_on_starts() {
+        let (mut world, back, front) = queue_of_two();
+        world.begin_frame(1.0);
+        assert!(matches!(world.query(back).unwrap(), Order::Wait { .. }));
+        assert_eq!(world.repeatable_wait(back), Some(front));
+        world.begin_frame(0.3 * BLOCKED_RECHECK);
+        // The front agent's way is clear: it starts, and the wait behind it is not repeated
+        // in the same frame.
+        assert!(matches!(world.query(front).unwrap(), Order::Start { .. }));
+        assert_eq!(world.repeatable_wait(back), None);
+        world.query(back).unwrap();
+        assert!(world.agents[back]
+            .blocked_wait
+            .is_none_or(|wait| wait.at == world.time()));
+    }
+
+    #[test]
+    fn with_no_recheck_time_every_wait_is_decided_in_full() {
+        let (mut world, back, _) = queue_of_two_with(crate::AvoidanceConfig {
+            blocked_recheck: 0.0,
+            ..crate::AvoidanceConfig::default()
+        });
+        world.begin_frame(1.0);
+        assert!(matches!(world.query(back).unwrap(), Order::Wait { .. }));
+        assert_eq!(world.repeatable_wait(back), None);
+    }
+
+    #[test]
+    fn a_wait_is_not_repeated_for_an_agent_asked_to_make_way() {
+        let (mut world, back, front) = queue_of_two();
+        world.begin_frame(1.0);
+        world.query(back).unwrap();
+        assert_eq!(world.repeatable_wait(back), Some(front));
+        world.agents[back].make_way_for = Some(front);
+        assert_eq!(world.repeatable_wait(back), None);
+    }
+}
