@@ -1117,11 +1117,11 @@ fn decide_standing(
     // the sweeps (`resolve/recheck.rs`); a deadlock is still looked after every frame.
     if let Some(blocker) = world.repeatable_wait(key) {
         return match blocked_wait(world, key, blocker, candidates, samples) {
-            Ok(mut decision) => {
+            BlockedOutcome::Waits(mut decision) => {
                 decision.blocked_wait = agent.blocked_wait;
                 decision
             }
-            Err(outcome) => outcome,
+            BlockedOutcome::Deadlock(decided) => decided,
         };
     }
     // Not into a single-lane stretch that an agent coming the other way goes through first:
@@ -1251,8 +1251,8 @@ fn decide_standing(
     // Blocked by an agent that will not clear the way by itself: a deadlock to break, or a
     // rail to bend around an agent with nowhere to go.
     let mut decision = match blocked_wait(world, key, blocker, candidates, samples) {
-        Ok(decision) => decision,
-        Err(outcome) => return outcome,
+        BlockedOutcome::Waits(decision) => decision,
+        BlockedOutcome::Deadlock(decided) => return decided,
     };
     // Blocked by one standing still: this wait may be repeated for a while without the sweeps
     // (`resolve/recheck.rs`).
@@ -1378,27 +1378,34 @@ fn decide_standing(
     outcome
 }
 
+/// What [`blocked_wait`] found.
+enum BlockedOutcome {
+    /// The deadlock rule decided (a yield, a failed search, another member's turn).
+    Deadlock(Decision),
+    /// The plain wait on the blocker, to go on from.
+    Waits(Decision),
+}
+
 /// The wait of standing agent `key` on `blocker`, an agent that will not clear the way by
-/// itself, with the deadlock's part in it: `Err` with the decision when a deadlock decides
-/// (a yield, a failed search, another member's turn), else the plain wait to go on from.
+/// itself, with the deadlock's part in it.
 fn blocked_wait(
     world: &World,
     key: AgentKey,
     blocker: AgentKey,
     candidates: &mut Vec<u32>,
     samples: &mut Vec<SweepSample>,
-) -> Result<Decision, Decision> {
+) -> BlockedOutcome {
     let mut decision = Decision::new(Order::Wait { clear_in: None });
     decision.waiting_on = Some(blocker);
     decision.lane_link = world.lane_link(key, blocker);
     match world.break_deadlock(key, blocker, decision.lane_link, candidates, samples) {
-        DeadlockOutcome::Yield(yielding) => Err(*yielding),
+        DeadlockOutcome::Yield(yielding) => BlockedOutcome::Deadlock(*yielding),
         DeadlockOutcome::Searched { ask } => {
             decision.bend_failed = true;
             decision.yield_failed = true;
             // Boxed in: the agent nearest it that waits on it makes room.
             decision.ask_way_of = ask;
-            Err(decision)
+            BlockedOutcome::Deadlock(decision)
         }
         // Another member looks for a spot on its own query (the deadlock is being broken):
         // this one waits, without spending the frame's search budget or losing its rank. It
@@ -1406,9 +1413,9 @@ fn blocked_wait(
         // used up the frame's budget, and were passed over as if they had found no spot.
         DeadlockOutcome::NotItsTurn => {
             decision.bend_failed = true;
-            Err(decision)
+            BlockedOutcome::Deadlock(decision)
         }
-        DeadlockOutcome::None => Ok(decision),
+        DeadlockOutcome::None => BlockedOutcome::Waits(decision),
     }
 }
 
