@@ -192,12 +192,9 @@ mod tests {
             let x = f64::from(k);
             values.extend([x, x.next_up(), x.next_down(), x + 0.5]);
         }
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rng = crate::sim::SplitMix64::new(5);
         for _ in 0..10_000 {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            values.push((state >> 11) as f64 / (1u64 << 53) as f64 * 60.0 - 20.0);
+            values.push(rng.unit() * 60.0 - 20.0);
         }
         for last in [0_usize, 1, 7, 16_383] {
             for &q in &values {
@@ -217,13 +214,8 @@ mod tests {
 
     #[test]
     fn segment_distances_are_the_smallest_root() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 10.0 - 5.0
-        };
+        let mut rng = crate::sim::SplitMix64::new(6);
+        let mut next = || rng.unit() * 10.0 - 5.0;
         for _ in 0..20_000 {
             let (a, b, c, d) = (
                 v(next(), next()),

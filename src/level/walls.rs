@@ -252,13 +252,8 @@ mod tests {
     /// (short and long segments, on and off the mesh, clearances from 0 to 1 m).
     #[test]
     fn segment_clearance_is_that_of_every_wall_measured() {
-        let mut state = 0x853c_49e6_748f_ea9b_u64;
-        let mut unit = || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::sim::SplitMix64::new(7);
+        let mut unit = || rng.unit();
         for name in ["plaza", "tradeshow", "arena", "narrow-alcove"] {
             let level = crate::level::fixture_level(name);
             let mesh = level.navmesh();
