@@ -1,6 +1,8 @@
 //! Path queries on the `plaza` fixture (60 m × 60 m, 28 obstacles): A* + funnel, and the full
 //! rail plan (path + smoothing, left turns kept wide, lanes), and the same plan taut
 //! (`keep_right` 0: no wide turns, no lanes). Target: a path query across plaza in ≤ 50 µs.
+//! Also point location and the wall-clearance check of straight segments, two kernels of the
+//! bends' validation.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sidestep::{DVec2, Level, PathOptions};
@@ -66,6 +68,27 @@ fn bench_paths(c: &mut Criterion) {
             i = i.wrapping_add(1);
             let p = DVec2::new((i % 59) as f64 + 0.5, ((i / 59) % 59) as f64 + 0.5);
             black_box(mesh.locate(black_box(p)))
+        })
+    });
+    // The wall-clearance check of straight lines (a bend's reconnection lines): 2–6 m segments
+    // over the level, clearance 0.4 m (docs/PERFORMANCE.md, session 40).
+    let segments: Vec<(DVec2, DVec2)> = (0..64u32)
+        .map(|k| {
+            let a = DVec2::new(
+                f64::from((k * 37) % 59) + 0.5,
+                f64::from((k * 23) % 59) + 0.5,
+            );
+            let angle = f64::from(k) * 2.4;
+            let length = 2.0 + f64::from(k % 5);
+            (a, a + DVec2::new(angle.cos(), angle.sin()) * length)
+        })
+        .collect();
+    c.bench_function("segment_clearance_on_plaza", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            let (a, to) = segments[i % segments.len()];
+            i += 1;
+            black_box(mesh.segment_keeps_clearance(black_box(a), black_box(to), 0.4))
         })
     });
 }
