@@ -8,10 +8,12 @@
 //! decisions' time on `plaza` with 1,000 agents). The wait is repeated as it was decided, for a
 //! tenth of a second at most, and only while the agent waited on still stands, has had no order
 //! and has not moved since; the moment it starts, the waiting agent decides afresh in the same
-//! frame, so a queue discharges as before. What the repeat can delay, by the recheck time at
-//! most: a start toward an agent standing far enough ahead once the walkers near the way have
-//! passed, a wait moving to another agent, a single-lane stretch's turn. A repeat is a `Wait`:
-//! the agent stands, and a start is always checked in full.
+//! frame, so a queue discharges as before. A wait after a far-start test that swept is not
+//! repeated (that test's answer depends on the agents that move; the ones it skipped depend on
+//! the two agents alone). What the repeat can delay, by the recheck time at most: a wait moving
+//! to another agent (a walker passing in between), a single-lane stretch's turn, a host's own
+//! change to the agent waited on. A repeat is a `Wait`: the agent stands, and a start is always
+//! checked in full.
 
 use super::trivial::Decision;
 use crate::world::{AgentKey, World};
