@@ -175,7 +175,8 @@ impl NavMesh {
         // A wall whose bounding box is further than the clearance from the segment's on either
         // axis is further from the segment, by more than `BOX_SLACK` (far above rounding), so
         // its distance is not measured. Exact: the distance measured would be above the
-        // clearance too.
+        // clearance too (bar `segments_intersect` reading rounding noise as a crossing of two
+        // nearly collinear segments that far apart, where the box test is the right answer).
         let box_reach = DVec2::splat(clearance + BOX_SLACK);
         let (lo, hi) = (a.min(b) - box_reach, a.max(b) + box_reach);
         for k in 0..=count {
