@@ -1256,10 +1256,10 @@ fn decide_standing(
     };
     // Blocked by one standing still: this wait may be repeated for a while without the sweeps
     // (`resolve/recheck.rs`).
-    let stands = !world.agents[blocker].plan.moves() && !far_start_swept;
+    let repeatable = !world.agents[blocker].plan.moves() && !far_start_swept;
     // Not yet time to try again, or the frame's bends are used up (it tries on the next one).
     if world.time < agent.next_bend_time {
-        return if stands {
+        return if repeatable {
             decision.repeatable(world.time, false)
         } else {
             decision
@@ -1287,7 +1287,7 @@ fn decide_standing(
     let ahead = to.dot(agent.direction()) > 0.0;
     let same_way = collider.direction().dot(agent.direction()) >= QUEUE_DEGREES.to_radians().cos();
     if collider.wants_to_move() && (same_way || !ahead) {
-        return if stands && collision.collider == blocker {
+        return if repeatable && collision.collider == blocker {
             decision.repeatable(world.time, true)
         } else {
             decision
