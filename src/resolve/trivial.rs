@@ -866,31 +866,44 @@ fn decide(
             && world.goal_is_shared(key);
         let searched_detour =
             (circling || circling_near_end) && world.detour_searches < DETOUR_SEARCHES_PER_FRAME;
-        if searched_detour {
-            if circling {
-                if let Some(found) = world.checked_detour(key, candidates, samples) {
-                    return found.into_decision(collision);
-                }
-            }
-            // No way round them to its goal: they stand round it. Its goal moves to the
-            // nearest spot it can reach, unless the way there, while the collision can wait a
-            // frame, crosses a walker's fresh start or speed-up behind it
-            // (`reverses_fresh_walker`, as for a bend), or meets someone sooner than the
-            // collision it answers and too soon for a stop after the reversal hold: the way is
-            // planned round agents with nowhere to go only, and one that ran 0.9 m past an agent
-            // waiting to go on left only an unavoidable stop a frame later (0.23 m deep; fixture
-            // `shared-destination-circle-coarse`, docs/ROBUSTNESS.md, session 39).
-            if let Some(found) = world.sealed_goal_detour(key) {
-                let plan = MotionPlan { s: 0.0, ..current };
-                let meets_sooner = detect(
+        // A detour is planned round agents with nowhere to go only, and its start check
+        // (`checked_detour`) is a standing agent's, which takes a new rail blocked by agents
+        // that move on and waits there: a walker cannot wait. Either way is refused when, at the
+        // walker's speed, it meets someone sooner than the collision it answers and too soon for
+        // a stop after the reversal hold. A way round agents waiting to go on that ran 0.9 m
+        // past one left only an unavoidable stop a frame later (0.23 m deep; fixture
+        // `shared-destination-circle-coarse`, docs/ROBUSTNESS.md, session 39); a circling
+        // walker's detour round a booth turned across a walker 0.19 s away and both stopped
+        // into each other (0.20 deep; tradeshow-1000, session 41; test
+        // `a_walkers_detour_is_refused_across_a_walker_beside_it`).
+        let detour_plan = MotionPlan { s: 0.0, ..current };
+        let meets_sooner =
+            |detour: &Rail, candidates: &mut Vec<u32>, samples: &mut Vec<SweepSample>| {
+                detect(
                     world,
-                    &Sweep::ahead(key, &found.rail, plan, 0.0),
+                    &Sweep::ahead(key, detour, detour_plan, 0.0),
                     candidates,
                     samples,
                 )
                 .is_some_and(|met| {
                     met.time < collision.time && met.time <= stop_time + config.reversal_hold
-                });
+                })
+            };
+        if searched_detour {
+            if circling {
+                if let Some(found) = world.checked_detour(key, candidates, samples) {
+                    if !meets_sooner(&found.rail, candidates, samples) {
+                        return found.into_decision(collision);
+                    }
+                }
+            }
+            // No way round them to its goal: they stand round it. Its goal moves to the
+            // nearest spot it can reach, unless the way there, while the collision can wait a
+            // frame, crosses a walker's fresh start or speed-up behind it
+            // (`reverses_fresh_walker`, as for a bend), or meets someone too soon (above).
+            if let Some(found) = world.sealed_goal_detour(key) {
+                let plan = detour_plan;
+                let meets_sooner = meets_sooner(&found.rail, candidates, samples);
                 let crosses_fresh_start = far
                     && reverses_fresh_walker(world, key, &found.rail, plan, candidates, samples);
                 if !meets_sooner && !crosses_fresh_start {
@@ -3715,6 +3728,59 @@ mod tests {
         assert_eq!(
             avoid_direction(east, DVec2::new(3.0, 0.0), DVec2::new(-1.0, 0.0)),
             DVec2::new(0.0, -1.0)
+        );
+    }
+
+    #[test]
+    fn a_walkers_detour_is_refused_across_a_walker_beside_it() {
+        // Open field: a walker going north at 1.4 m/s that has circled (bent without progress)
+        // round an agent with nowhere to go standing 3 m ahead on its line, two walkers beside
+        // it going the same way, 0.95 m off either side (just clear). Every way round the agent
+        // standing turns across one of them at once: no detour is taken (the start check of a
+        // detour would take it, as a standing agent waits there for walkers to pass), and the
+        // walker stops, cleanly, 1.5 s short of the agent standing. Regression: tradeshow-1000,
+        // session 41.
+        use crate::world::{line_agent, Motion};
+        let speeds = [0.8, 1.4];
+        let mut world = open_field_world();
+        let walker = line_agent(
+            &mut world,
+            DVec2::new(10.0, 10.0),
+            DVec2::new(10.0, 28.0),
+            &speeds,
+            Motion::moving(0.0, 1.4),
+        );
+        for x in [9.05, 10.95] {
+            line_agent(
+                &mut world,
+                DVec2::new(x, 10.0),
+                DVec2::new(x, 28.0),
+                &speeds,
+                Motion::moving(0.0, 1.4),
+            );
+        }
+        let standing = world
+            .add_agent(crate::AgentDesc {
+                position: DVec2::new(10.0, 13.0),
+                ..crate::AgentDesc::with_speeds(0.4, &speeds, 1.4)
+            })
+            .unwrap();
+        world.agents[walker].bends_without_progress = CIRCLING_BENDS;
+        world.begin_frame(1.0 / 30.0);
+        let order = world.query(walker).unwrap();
+        assert_eq!(
+            world.agents[walker].collision.map(|c| c.collider),
+            Some(standing),
+            "{order:?}"
+        );
+        assert!(
+            matches!(
+                order,
+                Order::Stop {
+                    cause: StopCause::Collision(_)
+                }
+            ),
+            "{order:?}"
         );
     }
 }
