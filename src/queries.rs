@@ -11,7 +11,7 @@ use crate::world::{AgentKey, World, WorldError};
 impl World {
     /// `CheckForCollisionFreeStart` (chapter 22.3): can this agent, standing at the start of
     /// `rail`, start along it now? The sweep models its start transition (turning on the spot,
-    /// then the average velocity of the moving part) and then its preferred speed, against the
+    /// then the moving part at even acceleration) and then its preferred speed, against the
     /// other agents' predicted motion; only colliders in front of the rail's start count.
     pub fn collision_free_start(
         &mut self,

@@ -9,12 +9,11 @@ use crate::rail::{Rail, RailCursor};
 /// `transition_acceleration` m/s each second), then `speed` until the end of the rail, where it
 /// stands. Without a rail the agent stands at `position` throughout.
 ///
-/// The world predicts a start transition at its average velocity (chapter 22.3: acceleration
-/// 0), and a stop at even deceleration (`world::plan_of`; an agent's check of its own stop,
-/// `world::stop_plan_even`, the same): that is how the gaits describe a stop and the built-in
-/// host plays it, up to a quarter of the stopping distance ahead of the average
-/// (docs/ALGORITHM.md, "Prediction", session 31). Predicting starts that way too moved the
-/// crowds to more flips (docs/ROBUSTNESS.md, session 28).
+/// The world predicts a start transition at even acceleration and a stop at even deceleration
+/// (`world::plan_of`; an agent's check of its own stop, `world::stop_plan_even`, the same): that
+/// is how the default transition and the gaits describe them and the built-in host plays them,
+/// where the chapter's average velocity (22.3) is up to a quarter of their distance off
+/// (docs/ALGORITHM.md, "Prediction", sessions 31 and 41).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MotionPlan {
     /// Arclength now, metres.

@@ -146,41 +146,35 @@ impl Speculation {
     }
 }
 
-/// A speculated sweep's plan, bit for bit. Its transition's acceleration is 0 (only moving and
-/// starting agents are speculated, and the world predicts a start at its average velocity,
-/// `start_plan`; a plan with an acceleration is not speculated), so it is not kept: 8 B an
-/// agent, which kept the parallel build's crowd under 1 KiB an agent.
-#[derive(Clone, Copy, Debug)]
+/// A speculated sweep's plan, bit for bit. A start's transition has an acceleration
+/// (`start_plan`, since session 41), which is kept too: 8 B an agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct PlanBits {
     s: u64,
     still: u64,
     transition_time: u64,
     transition_speed: u64,
+    transition_acceleration: u64,
     speed: u64,
 }
 
 impl PlanBits {
-    /// The bits of `plan`, if its acceleration is 0 (else it is not speculated).
-    fn of(plan: &MotionPlan) -> Option<PlanBits> {
-        (plan.transition_acceleration == 0.0).then_some(PlanBits {
+    /// The bits of `plan`.
+    fn of(plan: &MotionPlan) -> PlanBits {
+        PlanBits {
             s: plan.s.to_bits(),
             still: plan.still.to_bits(),
             transition_time: plan.transition_time.to_bits(),
             transition_speed: plan.transition_speed.to_bits(),
+            transition_acceleration: plan.transition_acceleration.to_bits(),
             speed: plan.speed.to_bits(),
-        })
+        }
     }
 }
 
 /// Plans equal bit for bit.
 fn same_plan(a: &PlanBits, b: &MotionPlan) -> bool {
-    PlanBits::of(b).is_some_and(|b| {
-        a.s == b.s
-            && a.still == b.still
-            && a.transition_time == b.transition_time
-            && a.transition_speed == b.transition_speed
-            && a.speed == b.speed
-    })
+    *a == PlanBits::of(b)
 }
 
 impl World {
@@ -274,7 +268,7 @@ impl World {
             }
             Phase::Standing | Phase::Stopping { .. } => return None,
         };
-        let plan = PlanBits::of(&sweep.plan)?;
+        let plan = PlanBits::of(&sweep.plan);
         let (found, looked_at) = detect_fresh(self, &sweep, candidates, samples);
         Some(Entry {
             key,

@@ -2191,7 +2191,7 @@ const ROOM_STEPS: usize = 12;
 /// stop behind a walker ahead within the reversal hold, where [`room_to_stop_at`] checks only
 /// now: every twelfth of the hold ([`ROOM_STEPS`]), `key` gone on at `speed` and each walker
 /// ahead with the shorter stop gone on by its plan, then both stopping (evenly), the discs
-/// touching. The
+/// touching; a walker above its preferred speed stops from its slowest gait. The
 /// room-to-stop rule would take the speed-up back before its hold is over, a flip: on a circle
 /// of 24, a walker sped up to 2.6 m/s for a graze at the sweep's edge, closed on a walker at
 /// 0.8 m/s converging ahead, and was slowed to 1.4 m/s 0.23 s later (`variant_scenarios.py
@@ -2238,9 +2238,24 @@ fn room_lost_within_hold(
             let s = agent.motion.s + speed * delay;
             let own_stop = crate::world::stop_plan_even(desc, s, speed);
             let other_s = other.plan.s_at(delay);
-            let other_speed = other.plan.speed_at(delay);
+            let mut other_speed = other.plan.speed_at(delay);
             if other_speed <= 0.0 {
                 continue;
+            }
+            // A walker ahead above its preferred speed (sped up out of a collision's way) comes
+            // back down, to its slowest gait when the room to stop behind the walkers ahead of
+            // it asks: its stop is taken from there. Taken at its speed, its stop was the
+            // longer and it was passed over: in tradeshow-300 an agent sped up from 0.8 to
+            // 1.4 m/s behind a walker at 2.6 m/s, which slowed to 0.8 m/s 0.37 s later, and the
+            // agent was slowed again (a flip; docs/ROBUSTNESS.md, session 41; test
+            // `a_speed_up_keeps_room_to_stop_behind_a_walker_sped_up_ahead`).
+            let other_desc = other.desc();
+            if other_speed > other_desc.preferred_speed + SPEED_TOLERANCE {
+                other_speed = other_desc
+                    .gaits
+                    .iter()
+                    .map(|g| g.speed)
+                    .fold(f64::INFINITY, f64::min);
             }
             let other_stop = crate::world::stop_plan_even(other.desc(), other_s, other_speed);
             let (at, other_at) = (rail.position(s), other_rail.position(other_s));
@@ -4124,6 +4139,38 @@ mod minimising_bend_tests {
             Some(arrived)
         );
         assert!(super::tests::bends_around(&order), "{order:?}");
+    }
+
+    #[test]
+    fn a_speed_up_keeps_room_to_stop_behind_a_walker_sped_up_ahead() {
+        // Open field: an agent at 0.8 m/s going north, `gap` metres (centres) behind a walker
+        // sped up to 2.6 m/s (its preferred speed 1.4), both 0.4 m. That walker comes back
+        // down, to 0.8 m/s when the room to stop behind those ahead of it asks: its stop from
+        // there (0.13 m) is shorter than the agent's from 1.4 m/s (0.39 m), and 0.98 m behind
+        // they meet within the hold, so the agent's speed-up to 1.4 m/s would be taken back
+        // (tradeshow-300, session 41). 1.2 m behind, they do not meet. Taken at 2.6 m/s, the
+        // walker's stop is the longer and was passed over.
+        use crate::world::{line_agent, Motion};
+        let speeds = [0.8, 1.4, 2.6];
+        for (gap, lost) in [(0.98, true), (1.2, false)] {
+            let mut world = super::tests::open_field_world();
+            let agent =
+                super::tests::north_from_10_15(&mut world, &speeds, Motion::moving(0.0, 0.8));
+            line_agent(
+                &mut world,
+                DVec2::new(10.0, 15.0 + gap),
+                DVec2::new(10.0, 30.0),
+                &speeds,
+                Motion::moving(0.0, 2.6),
+            );
+            world.begin_frame(1.0 / 30.0);
+            world.ensure_grid();
+            let rail = world.agents[agent].rail_shared().unwrap().clone();
+            let (mut candidates, mut samples) = (Vec::new(), Vec::new());
+            let found =
+                room_lost_within_hold(&world, agent, &rail, 1.4, &mut candidates, &mut samples);
+            assert_eq!(found, lost, "{gap} m behind");
+        }
     }
 
     #[test]

@@ -48,8 +48,10 @@ pub const MIN_STOP_TIME: f64 = 0.3;
 ///
 /// During the first `turn_time` seconds the agent turns on the spot and does not move; it then
 /// covers `distance` metres in the remaining `duration - turn_time` seconds and leaves the
-/// transition at its speed. The world predicts the moving part at its average velocity
-/// (chapter 22.3). Starting at another speed scales `distance` in proportion to the speed.
+/// transition at its speed. The world predicts the moving part at constant acceleration from
+/// rest (`distance × u²`, `u` the fraction of its time gone), as the default transition
+/// describes it and the built-in host plays it; the chapter (22.3) predicts it at its average
+/// velocity. Starting at another speed scales `distance` in proportion to the speed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StartTransition {
     /// Whole transition, seconds (> 0).
