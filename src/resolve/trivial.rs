@@ -1000,11 +1000,7 @@ fn decide(
     if let Some(leader) = leader {
         // Closer than both margins and the reaction room: a gait slower than the leader's,
         // so that the gap opens (`FOLLOW_REACTION`).
-        let slowest = desc
-            .gaits
-            .iter()
-            .map(|g| g.speed)
-            .fold(f64::INFINITY, f64::min);
+        let slowest = desc.slowest_speed();
         let reaction_room = (motion.speed - slowest).max(0.0) * FOLLOW_REACTION;
         let close = leader.gap < 2.0 * config.margin + reaction_room;
         let allowed = |v: f64| {
@@ -2251,13 +2247,9 @@ fn room_lost_within_hold(
             // `a_speed_up_keeps_room_to_stop_behind_a_walker_sped_up_ahead`).
             let other_desc = other.desc();
             if other_speed > other_desc.preferred_speed + SPEED_TOLERANCE {
-                other_speed = other_desc
-                    .gaits
-                    .iter()
-                    .map(|g| g.speed)
-                    .fold(f64::INFINITY, f64::min);
+                other_speed = other_desc.slowest_speed();
             }
-            let other_stop = crate::world::stop_plan_even(other.desc(), other_s, other_speed);
+            let other_stop = crate::world::stop_plan_even(other_desc, other_s, other_speed);
             let (at, other_at) = (rail.position(s), other_rail.position(other_s));
             if longer_stop_meets(
                 (rail, own_stop, at, desc.radius),
@@ -2350,11 +2342,7 @@ fn room_to_stop_at(
     if !trapped {
         return None;
     }
-    let slowest = desc
-        .gaits
-        .iter()
-        .map(|g| g.speed)
-        .fold(f64::INFINITY, f64::min);
+    let slowest = desc.slowest_speed();
     let speed = if slowest_clear.is_finite() {
         slowest_clear
     } else {

@@ -157,6 +157,15 @@ impl AgentDesc {
         }
     }
 
+    /// The slowest of its gaits' speeds, m/s (infinite when it has none; a checked description
+    /// has at least one).
+    pub(crate) fn slowest_speed(&self) -> f64 {
+        self.gaits
+            .iter()
+            .map(|g| g.speed)
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// The gait for `speed` (the nearest one if `speed` is not exactly one of them).
     pub fn gait(&self, speed: f64) -> Gait {
         let mut best = self.gaits[0];
