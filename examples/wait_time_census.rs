@@ -81,7 +81,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (what, seconds) in &links {
         writeln!(out, "    {seconds:9.0} {what}")?;
     }
-    writeln!(out, "  standing, the chain of waits ending in (agent-seconds):")?;
+    writeln!(
+        out,
+        "  standing, the chain of waits ending in (agent-seconds):"
+    )?;
     for (what, seconds) in &ends {
         writeln!(out, "    {seconds:9.0} {what}")?;
     }
