@@ -7,8 +7,10 @@
 //! `NavMesh::plan_rail`, and prints how many were planned, how many were refused because the
 //! rail would leave the mesh (`PlanError::LeavesMesh`, a path-search fault), how many failed
 //! otherwise, how many planned rails come closer to a wall than the radius less 1 cm
-//! (`too_close`), and the planned rails' total length; each refused or too-close pair is printed
-//! first (`leaves_mesh from=X,Y to=X,Y`, `too_close …`, for `sidestep path`).
+//! (`too_close`), how many planned rails turn on the spot somewhere (`kinked`: the tangent turns by
+//! more than 2.6° across a joint of two segments, where a rail must be G1), and the planned
+//! rails' total length; each refused, too-close or kinked pair is printed first (`leaves_mesh
+//! from=X,Y to=X,Y`, `too_close …`, `kinked …`, for `sidestep path`).
 
 use sidestep::{DVec2, Level, PathOptions, PlanError};
 
@@ -38,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let options = PathOptions::from_agent_radius(radius);
     let (mut planned, mut leaves_mesh, mut failed, mut length) = (0, 0, 0, 0.0);
-    let mut too_close = 0;
+    let (mut too_close, mut kinked) = (0, 0);
     for _ in 0..count {
         let (from, to) = (point(), point());
         match mesh.plan_rail(from, to, &options) {
@@ -59,6 +61,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         clearance.point.y
                     );
                 }
+                if let Some(s) = kink(&rail) {
+                    kinked += 1;
+                    println!(
+                        "kinked from={},{} to={},{} at_s={s:.4}",
+                        from.x, from.y, to.x, to.y
+                    );
+                }
             }
             Err(PlanError::LeavesMesh { .. }) => {
                 leaves_mesh += 1;
@@ -72,8 +81,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!(
         "level={} pairs={count} radius={radius} planned={planned} too_close={too_close} \
-         leaves_mesh={leaves_mesh} failed={failed} total_length_m={length:.1}",
+         kinked={kinked} leaves_mesh={leaves_mesh} failed={failed} total_length_m={length:.1}",
         level.name()
     );
     Ok(())
+}
+
+/// The arclength of the first joint of two segments where `rail`'s tangent turns by more than
+/// 2.6° (cosine 0.999, as `tests/rail_properties.rs` asks of every rail), if any.
+fn kink(rail: &sidestep::Rail) -> Option<f64> {
+    (1..rail.segments().len())
+        .map(|i| rail.segment_start(i))
+        .find(|&s| rail.tangent(s - 1e-7).dot(rail.tangent(s + 1e-7)) <= 0.999)
 }

@@ -330,3 +330,30 @@ fn rail_keeping_the_radius(level: &Level, from: DVec2, to: DVec2) -> sidestep::R
     );
     rail
 }
+
+/// Found by the G1 property at 6,000 cases (seed 20261127): in narrow-alcove's 1 m corridor a
+/// start 0.017 m past the end of the near clear part of the long portal along the corridor
+/// (its far part is beside the alcove) got a corner at that end, a point on no wall vertex that
+/// the smoother cannot round: a 0.094 m line back to it, then a 100° turn along the corridor.
+#[test]
+fn a_rail_does_not_turn_on_the_spot_at_a_clear_parts_end() {
+    let level = &levels()[FIXTURE_LEVELS
+        .iter()
+        .position(|&n| n == "narrow-alcove")
+        .unwrap()];
+    let from = DVec2::new(6.616973254548335, 0.5070610018398709);
+    let to = DVec2::new(9.545348152682223, 1.4120866725658467);
+    let rail = level
+        .navmesh()
+        .plan_rail(from, to, &PathOptions::from_agent_radius(RADIUS))
+        .unwrap();
+    for i in 1..rail.segments().len() {
+        let s = rail.segment_start(i);
+        let (before, after) = (rail.tangent(s - 1e-7), rail.tangent(s + 1e-7));
+        assert!(before.dot(after) > 0.999, "tangent jumps at s = {s}");
+    }
+    // It heads along the corridor from the start, and wraps the alcove's corner at the radius.
+    assert!(rail.tangent(0.0).x > 0.99, "{:?}", rail.tangent(0.0));
+    assert!(rail.clearance(level.navmesh(), 0.01).distance >= RADIUS - 1e-3);
+    assert!(rail.length() < 3.5, "{}", rail.length());
+}

@@ -219,6 +219,7 @@ impl NavMesh {
         if radius > 0.0 {
             self.attribute_corners(&mut corners, radius);
             self.wrap_close_vertices(&mut corners, &corridor, radius);
+            self.drop_plain_corners(&mut corners, radius);
         }
         Ok(Path {
             corners,
@@ -343,6 +344,43 @@ impl NavMesh {
             let Some((_, i, v, q)) = worst else { return };
             let (a, b) = tangent_piece(&corners[i], i > 0, &corners[i + 1], i + 1 < last, radius);
             corners.insert(i + 1, self.wrapping_corner(v, q, a, b, radius));
+        }
+    }
+
+    /// Drop the interior corners that name no wall vertex where the piece the smoother would lay
+    /// between the corners either side of one keeps `radius` from every wall (less 1e-6 m, as the
+    /// clear parts) and is a straight line on the mesh. Such a corner is the end of a portal's
+    /// clear part against the side of a wall (where that wall's capsule cuts the portal), and a
+    /// taut path for a disc bends only round wall vertices, the ends of the walls grown by the
+    /// radius, never at a point of a wall's side: the funnel bent there only because the search
+    /// took the other clear part of a portal that a wall cuts in two, or the part beside an
+    /// opening. The smoother keeps such a corner as a point it cannot round, so the rail turned
+    /// there on the spot (narrow-alcove, a start 0.017 m past the end of the near part of the
+    /// long portal along the corridor: a 0.094 m line back to that end, then a 100° turn along
+    /// the corridor; `tests/rail_properties.rs`, `a_rail_does_not_turn_on_the_spot_at_a_clear_parts_end`).
+    /// Where the straight piece does not keep the radius (the corner holds the path off a wall),
+    /// the corner stays. Corners are dropped from the start on, each against its neighbours of
+    /// the moment.
+    fn drop_plain_corners(&self, corners: &mut Vec<PathCorner>, radius: f64) {
+        let mut i = 1;
+        while i + 1 < corners.len() {
+            if corners[i].around.is_none() {
+                let last = corners.len() - 1;
+                let (a, b) = tangent_piece(
+                    &corners[i - 1],
+                    i > 1,
+                    &corners[i + 1],
+                    i + 1 < last,
+                    radius,
+                );
+                if self.segment_keeps_clearance(a, b, radius - 1e-6) && self.is_reachable(a, b) {
+                    corners.remove(i);
+                    // The corner before may now be droppable too.
+                    i = (i - 1).max(1);
+                    continue;
+                }
+            }
+            i += 1;
         }
     }
 
