@@ -357,3 +357,27 @@ fn a_rail_does_not_turn_on_the_spot_at_a_clear_parts_end() {
     assert!(rail.clearance(level.navmesh(), 0.01).distance >= RADIUS - 1e-3);
     assert!(rail.length() < 3.5, "{}", rail.length());
 }
+
+/// Found by the mesh property at 6,000 cases (seed 35): in narrow-alcove the corner path turned
+/// right at the end of the clear part beside the alcove, an end the capsule of the alcove's
+/// corner cut, and the corner was given that corner vertex, which lay on the left of the turn:
+/// the smoother wrapped it the wrong way round, through the wall, and the rail was refused
+/// (`PlanError::LeavesMesh`).
+#[test]
+fn a_corner_is_wrapped_only_round_a_vertex_inside_its_turn() {
+    let level = &levels()[FIXTURE_LEVELS
+        .iter()
+        .position(|&n| n == "narrow-alcove")
+        .unwrap()];
+    let from = DVec2::new(3.5949499022575715, 0.484662099328093);
+    let to = DVec2::new(9.692988875297921, 0.8543906355964312);
+    let mesh = level.navmesh();
+    let rail = mesh
+        .plan_rail(from, to, &PathOptions::from_agent_radius(RADIUS))
+        .unwrap();
+    assert!(rail.off_mesh(mesh, 0.05).is_none());
+    assert!(rail.clearance(mesh, 0.01).distance >= RADIUS - 1e-3);
+    // Along the corridor under the alcove's corner (9, 1), then up to the goal.
+    let under = rail.position(rail.closest_s(DVec2::new(9.0, 0.6)));
+    assert!(under.distance(DVec2::new(9.0, 0.6)) < 0.02, "{under}");
+}

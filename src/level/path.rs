@@ -231,30 +231,43 @@ impl NavMesh {
     /// Make each interior corner name the wall vertex it actually turns around. A portal end moved
     /// by the clearance bisection can land next to another wall vertex than the portal's own; the
     /// corner then belongs to the wall vertex nearest to it (within `2 × radius`), and a corner
-    /// with no wall vertex that close is a plain point (no vertex to wrap).
+    /// with no wall vertex that close is a plain point (no vertex to wrap). Either vertex must lie
+    /// on the inside of the turn (left of the corner path both into and out of the corner for a
+    /// left turn, right of it for a right turn), or the smoother would wrap it the wrong way
+    /// round, across the wall: a corner at the end of a clear part cut by a wall's capsule can
+    /// turn away from that wall (narrow-alcove: a right turn next to the alcove's corner, which
+    /// lay on the left, so the rail went round it through the wall and was refused). Such a
+    /// corner is a plain point; the wrapping of vertices too close (`wrap_close_vertices`) then
+    /// wraps the vertex the right way.
     fn attribute_corners(&self, corners: &mut [PathCorner], radius: f64) {
         let n = corners.len();
-        for corner in corners.iter_mut().take(n.saturating_sub(1)).skip(1) {
-            let Some(around) = corner.around else {
+        for i in 1..n.saturating_sub(1) {
+            let Some(around) = corners[i].around else {
                 continue;
             };
+            let (before, at, after) = (
+                corners[i - 1].position,
+                corners[i].position,
+                corners[i + 1].position,
+            );
+            let inside = |p: DVec2| {
+                let side = if around.turn == Turn::Left { 1.0 } else { -1.0 };
+                cross(at - before, p - before) * side > 0.0
+                    && cross(after - at, p - at) * side > 0.0
+            };
             let reach = 2.0 * radius;
-            let nearest_vertex = self.nearest_wall(corner.position, reach).and_then(|w| {
+            let nearest_vertex = self.nearest_wall(at, reach).and_then(|w| {
                 [w.start, w.end]
                     .into_iter()
-                    .filter(|e| e.distance(corner.position) <= reach)
-                    .min_by(|a, b| {
-                        a.distance(corner.position)
-                            .total_cmp(&b.distance(corner.position))
-                    })
+                    .filter(|e| e.distance(at) <= reach)
+                    .min_by(|a, b| a.distance(at).total_cmp(&b.distance(at)))
             });
-            let own = around.position.distance(corner.position) <= reach;
-            corner.around = match nearest_vertex {
+            let own = around.position.distance(at) <= reach && inside(around.position);
+            corners[i].around = match nearest_vertex {
                 Some(p)
                     if p != around.position
-                        && (!own
-                            || p.distance(corner.position)
-                                < around.position.distance(corner.position)) =>
+                        && inside(p)
+                        && (!own || p.distance(at) < around.position.distance(at)) =>
                 {
                     self.vertex_index(p).map(|index| CornerVertex {
                         index,
