@@ -26,6 +26,12 @@ fn levels() -> &'static [Level] {
     LEVELS.get_or_init(|| FIXTURE_LEVELS.iter().map(|n| level(n)).collect())
 }
 
+/// The fixture level `name` (one of [`FIXTURE_LEVELS`]).
+fn fixture_level(name: &str) -> &'static Level {
+    let index = FIXTURE_LEVELS.iter().position(|&n| n == name);
+    &levels()[index.expect("a fixture level")]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 600, rng_seed: proptest::test_runner::RngSeed::Fixed(20261122), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -102,10 +108,7 @@ proptest! {
 /// corner path kept clear of it, the line to the next wrap circle did not.
 #[test]
 fn tangent_lines_keep_the_radius_from_corners_the_corner_path_cleared() {
-    let level = &levels()[FIXTURE_LEVELS
-        .iter()
-        .position(|&n| n == "pillar-hall")
-        .unwrap()];
+    let level = fixture_level("pillar-hall");
     let from = sidestep::DVec2::new(15.079460497844874, 8.388398386832607);
     let to = sidestep::DVec2::new(1.9104693350881408, 3.901102802451717);
     let rail = level
@@ -337,10 +340,7 @@ fn rail_keeping_the_radius(level: &Level, from: DVec2, to: DVec2) -> sidestep::R
 /// the smoother cannot round: a 0.094 m line back to it, then a 100° turn along the corridor.
 #[test]
 fn a_rail_does_not_turn_on_the_spot_at_a_clear_parts_end() {
-    let level = &levels()[FIXTURE_LEVELS
-        .iter()
-        .position(|&n| n == "narrow-alcove")
-        .unwrap()];
+    let level = fixture_level("narrow-alcove");
     let from = DVec2::new(6.616973254548335, 0.5070610018398709);
     let to = DVec2::new(9.545348152682223, 1.4120866725658467);
     let rail = level
@@ -365,10 +365,7 @@ fn a_rail_does_not_turn_on_the_spot_at_a_clear_parts_end() {
 /// (`PlanError::LeavesMesh`).
 #[test]
 fn a_corner_is_wrapped_only_round_a_vertex_inside_its_turn() {
-    let level = &levels()[FIXTURE_LEVELS
-        .iter()
-        .position(|&n| n == "narrow-alcove")
-        .unwrap()];
+    let level = fixture_level("narrow-alcove");
     let from = DVec2::new(3.5949499022575715, 0.484662099328093);
     let to = DVec2::new(9.692988875297921, 0.8543906355964312);
     let mesh = level.navmesh();
