@@ -3216,6 +3216,30 @@ mod tests {
         )
     }
 
+    /// Open field: an agent going north from (10, 15) moving by `follower`, and a walker `gap`
+    /// metres (centres) ahead of it on its line moving by `leader`, both 0.4 m with `speeds`;
+    /// the frame begun and the grid built. The world, the follower and its rail.
+    pub(super) fn behind_a_leader(
+        speeds: &[f64],
+        follower: crate::world::Motion,
+        gap: f64,
+        leader: crate::world::Motion,
+    ) -> (World, AgentKey, Arc<Rail>) {
+        let mut world = open_field_world();
+        let key = north_from_10_15(&mut world, speeds, follower);
+        crate::world::line_agent(
+            &mut world,
+            DVec2::new(10.0, 15.0 + gap),
+            DVec2::new(10.0, 30.0),
+            speeds,
+            leader,
+        );
+        world.begin_frame(1.0 / 30.0);
+        world.ensure_grid();
+        let rail = world.agents[key].rail_shared().unwrap().clone();
+        (world, key, rail)
+    }
+
     /// Whether `order` is a bend around a collision (a reroute through an avoidance point).
     pub(super) fn bends_around(order: &Order) -> bool {
         matches!(
@@ -4138,22 +4162,15 @@ mod minimising_bend_tests {
         // they meet within the hold, so the agent's speed-up to 1.4 m/s would be taken back
         // (tradeshow-300, session 41). 1.2 m behind, they do not meet. Taken at 2.6 m/s, the
         // walker's stop is the longer and was passed over.
-        use crate::world::{line_agent, Motion};
+        use crate::world::Motion;
         let speeds = [0.8, 1.4, 2.6];
         for (gap, lost) in [(0.98, true), (1.2, false)] {
-            let mut world = super::tests::open_field_world();
-            let agent =
-                super::tests::north_from_10_15(&mut world, &speeds, Motion::moving(0.0, 0.8));
-            line_agent(
-                &mut world,
-                DVec2::new(10.0, 15.0 + gap),
-                DVec2::new(10.0, 30.0),
+            let (world, agent, rail) = super::tests::behind_a_leader(
                 &speeds,
+                Motion::moving(0.0, 0.8),
+                gap,
                 Motion::moving(0.0, 2.6),
             );
-            world.begin_frame(1.0 / 30.0);
-            world.ensure_grid();
-            let rail = world.agents[agent].rail_shared().unwrap().clone();
             let (mut candidates, mut samples) = (Vec::new(), Vec::new());
             let found =
                 room_lost_within_hold(&world, agent, &rail, 1.4, &mut candidates, &mut samples);
@@ -4167,21 +4184,13 @@ mod minimising_bend_tests {
         // north. Its stop from 1.4 m/s (0.39 m) keeps clear of the leader's stop; from
         // 2.6 m/s (1.35 m) it would not, so that speed is not one to take for a collision
         // (the room-to-stop rule would take it back at the next query).
-        use crate::world::{line_agent, Motion};
-        let mut world = super::tests::open_field_world();
-        let speeds = [0.8, 1.4, 2.6];
-        let follower =
-            super::tests::north_from_10_15(&mut world, &speeds, Motion::moving(0.0, 1.4));
-        line_agent(
-            &mut world,
-            DVec2::new(10.0, 16.5),
-            DVec2::new(10.0, 30.0),
-            &speeds,
+        use crate::world::Motion;
+        let (world, follower, rail) = super::tests::behind_a_leader(
+            &[0.8, 1.4, 2.6],
+            Motion::moving(0.0, 1.4),
+            1.5,
             Motion::moving(0.0, 0.8),
         );
-        world.begin_frame(1.0 / 30.0);
-        world.ensure_grid();
-        let rail = world.agents[follower].rail_shared().unwrap().clone();
         let (mut candidates, mut samples) = (Vec::new(), Vec::new());
         let mut at = |speed: f64| {
             room_to_stop_at(
