@@ -14,6 +14,11 @@ crowds are not sensitive to") and 33 (the aisle), to be played with `sidestep ru
         to 2) in a 17 x 16 m hall; DIR/aisle48-S.json (S = 1..K, default 25): N (default 48)
         0.19 m agents, every other one from the south end of the hall to the north end and the
         others back, starts and goals at random (seeded by S), 90 s
+    python3 tools/crowd_probes.py queue --out DIR [--gaps G ...]
+        on `open-field`, eight 0.4 m agents in a line along y = 3 from x = 1, G metres apart
+        (default 0.95 1.1 1.3 1.6 2.0), all going east 10 m from rest: DIR/queue-G.json, the
+        queue start of docs/ROBUSTNESS.md, session 42 (`sidestep run FILE --trace T` gives each
+        agent's start order)
     python3 tools/crowd_probes.py variant SCENARIO --out FILE [--avoidance JSON]
         [--radius R] [--depart-spread SECONDS]
         a copy with avoidance settings, every radius set to R, or departures spread evenly
@@ -113,6 +118,18 @@ def aisle(out, count, seeds):
               os.path.join(out, f"aisle{count}-{seed}.json"))
 
 
+def queue(out, gaps):
+    for gap in gaps:
+        agents = []
+        for i in range(8):
+            x = 1.0 + gap * i
+            agents.append({"start": [x, 3.0], "goal": [x + 10.0, 3.0], "radius": 0.4,
+                           "speeds": [0.8, 1.4, 2.6], "speed": 1.4, "depart": 0.0,
+                           "mode": "rail"})
+        write(dict(field_scenario(f"queue-{gap}", agents, 40), seed=1),
+              os.path.join(out, f"queue-{gap}.json"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -126,6 +143,9 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--agents", type=int, default=48)
     p.add_argument("--seeds", type=int, default=25)
+    p = sub.add_parser("queue")
+    p.add_argument("--out", required=True)
+    p.add_argument("--gaps", type=float, nargs="+", default=[0.95, 1.1, 1.3, 1.6, 2.0])
     p = sub.add_parser("variant")
     p.add_argument("scenario")
     p.add_argument("--out", required=True)
@@ -142,6 +162,8 @@ def main():
         fields(args.out)
     elif args.command == "aisle":
         aisle(args.out, args.agents, args.seeds)
+    elif args.command == "queue":
+        queue(args.out, args.gaps)
     else:
         scenario = load(args.scenario)
         if args.avoidance:
