@@ -20,8 +20,9 @@ crowds are not sensitive to") and 33 (the aisle), to be played with `sidestep ru
         queue start of docs/ROBUSTNESS.md, session 42 (`sidestep run FILE --trace T` gives each
         agent's start order)
     python3 tools/crowd_probes.py variant SCENARIO --out FILE [--avoidance JSON]
-        [--radius R] [--depart-spread SECONDS]
-        a copy with avoidance settings, every radius set to R, or departures spread evenly
+        [--radius R] [--depart-spread SECONDS] [--mode MODE]
+        a copy with avoidance settings, every radius set to R, departures spread evenly, or
+        every agent in MODE (`orca`, say: the velocity-space fallback's figures for scale)
 
 Levels are written as absolute paths, so the files play from anywhere. Deterministic (seeded
 Python `random`). Standard library only.
@@ -152,6 +153,7 @@ def main():
     p.add_argument("--avoidance", help="a JSON object of AvoidanceConfig fields")
     p.add_argument("--radius", type=float)
     p.add_argument("--depart-spread", type=float)
+    p.add_argument("--mode", choices=["rail", "orca", "ttc"])
     args = parser.parse_args()
     if args.command == "subset":
         base = load(args.scenario)
@@ -175,6 +177,9 @@ def main():
             n = len(scenario["agents"])
             for i, agent in enumerate(scenario["agents"]):
                 agent["depart"] = args.depart_spread * i / n
+        if args.mode:
+            for agent in scenario["agents"]:
+                agent["mode"] = args.mode
         write(scenario, args.out)
 
 
