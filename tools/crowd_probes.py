@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Write the probe scenarios behind docs/ROBUSTNESS.md, sessions 32 ("What the real levels'
-crowds are not sensitive to") and 33 (the aisle), to be played with `sidestep run FILE --json`.
+crowds are not sensitive to"), 33 (the aisle), 42 (the queue) and 43 (the idle wall), to be
+played with `sidestep run FILE --json`.
 
     python3 tools/crowd_probes.py subset fixtures/scenarios/tradeshow-1000.json 300 500 700 --out DIR
         the first N agents of a scenario (the load sweep): DIR/NAME-N.json
@@ -19,6 +20,11 @@ crowds are not sensitive to") and 33 (the aisle), to be played with `sidestep ru
         (default 0.95 1.1 1.3 1.6 2.0), all going east 10 m from rest: DIR/queue-G.json, the
         queue start of docs/ROBUSTNESS.md, session 42 (`sidestep run FILE --trace T` gives each
         agent's start order)
+    python3 tools/crowd_probes.py idle-wall --out DIR
+        in `corridor-3m`, four 0.4 m agents with nowhere to go (each arrived 2 cm from its
+        start) standing as a wall across the corridor at x 16.9 to 19.9, and one walker to
+        (13.842, 1.367) from x = 20.65, 22.4, 24.0 or 28.795: DIR/idle-wall-X.json, the stall
+        of docs/ROBUSTNESS.md, session 43 (from 20.65 the walker never gets through)
     python3 tools/crowd_probes.py variant SCENARIO --out FILE [--avoidance JSON]
         [--radius R] [--depart-spread SECONDS] [--mode MODE]
         a copy with avoidance settings, every radius set to R, departures spread evenly, or
@@ -131,6 +137,19 @@ def queue(out, gaps):
               os.path.join(out, f"queue-{gap}.json"))
 
 
+def idle_wall(out):
+    # The agents with nowhere to go of corridor-3m-random's stall (session 43), as placed there.
+    wall = [(19.899, 1.409), (18.173, 0.543), (16.883, 1.236), (18.335, 1.893)]
+    gait = {"radius": 0.4, "speeds": [0.8, 1.4, 2.6], "speed": 1.4, "mode": "rail"}
+    for start in [(20.65, 0.42), (22.4, 2.1), (24.0, 0.6), (28.795, 1.469)]:
+        agents = [dict(gait, start=[x, y], goal=[x - 0.02, y]) for x, y in wall]
+        agents.append(dict(gait, start=list(start), goal=[13.842, 1.367]))
+        write({"name": f"idle-wall-{start[0]}",
+               "level": os.path.join(ROOT, "fixtures/levels/corridor-3m.json"),
+               "dt": 1 / 30, "duration": 40, "seed": 1, "agents": agents},
+              os.path.join(out, f"idle-wall-{start[0]}.json"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -147,6 +166,8 @@ def main():
     p = sub.add_parser("queue")
     p.add_argument("--out", required=True)
     p.add_argument("--gaps", type=float, nargs="+", default=[0.95, 1.1, 1.3, 1.6, 2.0])
+    p = sub.add_parser("idle-wall")
+    p.add_argument("--out", required=True)
     p = sub.add_parser("variant")
     p.add_argument("scenario")
     p.add_argument("--out", required=True)
@@ -166,6 +187,8 @@ def main():
         aisle(args.out, args.agents, args.seeds)
     elif args.command == "queue":
         queue(args.out, args.gaps)
+    elif args.command == "idle-wall":
+        idle_wall(args.out)
     else:
         scenario = load(args.scenario)
         if args.avoidance:
