@@ -965,3 +965,52 @@ fn a_walker_does_not_speed_up_behind_a_fresh_start() {
         "{settled:?}"
     );
 }
+
+/// Four agents arrived across the 3 m corridor (each 2 cm from its start) and one walker
+/// behind them (`python3 tools/crowd_probes.py idle-wall`: the agents with nowhere to go of
+/// corridor-3m-random's stall in session 43, docs/ROBUSTNESS.md).
+fn idle_wall() -> Scenario {
+    let wall = [
+        (19.899, 1.409),
+        (18.173, 0.543),
+        (16.883, 1.236),
+        (18.335, 1.893),
+    ];
+    let agent = |start: (f64, f64), goal: (f64, f64)| {
+        serde_json::json!({ "start": [start.0, start.1], "goal": [goal.0, goal.1],
+            "radius": 0.4, "speeds": [0.8, 1.4, 2.6], "speed": 1.4 })
+    };
+    let mut agents: Vec<_> = wall
+        .iter()
+        .map(|&(x, y)| agent((x, y), (x - 0.02, y)))
+        .collect();
+    agents.push(agent((20.65, 0.42), (13.842, 1.367)));
+    let text = serde_json::json!({
+        "name": "idle-wall", "level": "../levels/corridor-3m.json",
+        "dt": 1.0 / 30.0, "duration": 40.0, "seed": 1, "agents": agents
+    })
+    .to_string();
+    let base =
+        std::path::PathBuf::from(format!("{}/fixtures/scenarios", env!("CARGO_MANIFEST_DIR")));
+    Scenario::from_json(&text, "idle-wall", Some(&base)).unwrap()
+}
+
+#[test]
+fn an_agent_behind_a_wall_of_agents_with_nowhere_to_go_gets_through() {
+    // The two agents asked first step aside to spots the walker was to pass beside, and the
+    // two others still close the corridor: the walker takes a way through the place of the
+    // nearest of those (`World::opening_detour`) and asks it to make way off that way. Before,
+    // the walker stood behind the first of them until the end.
+    let (sim, reroutes) = yields(&idle_wall());
+    assert!(
+        reroutes.contains(&(4, RerouteReason::Detour)),
+        "{reroutes:?}"
+    );
+    let m = sim.metrics();
+    assert_eq!(
+        (m.reached, m.collisions, m.off_mesh_frames, m.order_flips),
+        (5, 0, 0, 0)
+    );
+    let goal = DVec2::new(13.842, 1.367);
+    assert!(sim.agents()[4].position.distance(goal) <= 0.4);
+}

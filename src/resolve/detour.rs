@@ -38,6 +38,13 @@ const WINDOW_MARGINS: [f64; 2] = [4.0, 12.0];
 /// it is nearer).
 const REJOIN_REACH: f64 = 24.0;
 
+/// Agents with nowhere to go [`World::opening_detour`] tries leaving out, nearest first: each
+/// try is one grid search of the small window.
+const OPENING_TRIES: usize = 4;
+
+/// [`World::opening_detour`] leaves out agents within this many of the agent's radii of it.
+const OPENING_REACH_RADII: f64 = 12.0;
+
 /// A sealed goal's spot is looked for within this many radii of it: the destination check's
 /// reach (24 rings half a radius apart).
 const FREE_SPOT_REACH_RADII: f64 = 12.0;
@@ -361,12 +368,50 @@ impl World {
     pub(super) fn detour(&self, key: AgentKey) -> Option<Detour> {
         WINDOW_MARGINS
             .iter()
-            .find_map(|&margin| self.detour_within(key, margin))
+            .find_map(|&margin| self.detour_within(key, margin, None))
+    }
+
+    /// A detour for standing agent `key` through the place of one agent with nowhere to go,
+    /// when no detour gets past them all ([`World::detour`] found none) and the agent it waits
+    /// on already stands aside for it: the grid path of the small window with that one agent
+    /// left out, trying the agents with nowhere to go in the window nearest first (then by
+    /// key), at most [`OPENING_TRIES`], not those already standing aside for `key`. The agent
+    /// takes it, its start is then blocked by the agent left out, and in time it asks that
+    /// one to make way off the new rail (`decide_standing`), as for any agent with nowhere to
+    /// go on its way. Several agents arrived across a corridor leave no gap (the asked ones
+    /// stepped aside, off the old rail, and the agent stood behind the others for good:
+    /// `python3 tools/crowd_probes.py idle-wall`, docs/ROBUSTNESS.md, session 43).
+    pub(super) fn opening_detour(&self, key: AgentKey) -> Option<Detour> {
+        let agent = &self.agents[key];
+        let from = agent.position();
+        let mut standers: Vec<(f64, AgentKey)> = Vec::new();
+        let reach = OPENING_REACH_RADII * agent.desc().radius;
+        let mut near = Vec::new();
+        self.grid.near(from, reach, &mut near);
+        for &i in &near {
+            let other_key = self.dense[i as usize];
+            let other = &self.agents[other_key];
+            let aside = other.made_way_for.is_some_and(|(head, _)| head == key);
+            let distance = other.position().distance(from);
+            if other_key != key && !other.wants_to_move() && !aside && distance <= reach {
+                standers.push((distance, other_key));
+            }
+        }
+        standers.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        standers
+            .iter()
+            .take(OPENING_TRIES)
+            .find_map(|&(_, out)| self.detour_within(key, WINDOW_MARGINS[0], Some(out)))
     }
 
     /// [`World::detour`] in the window reaching `window_margin` metres around the agent and
-    /// the rejoining point.
-    fn detour_within(&self, key: AgentKey, window_margin: f64) -> Option<Detour> {
+    /// the rejoining point, leaving `except` out of the agents kept out of.
+    fn detour_within(
+        &self,
+        key: AgentKey,
+        window_margin: f64,
+        except: Option<AgentKey>,
+    ) -> Option<Detour> {
         let agent = &self.agents[key];
         let rail = agent.rail()?;
         let radius = agent.desc().radius;
@@ -381,11 +426,14 @@ impl World {
         let s_after = (s_rejoin + 2.0 * radius).min(rail.length());
         // The agents standing near the window are kept out of, whether they wait to go on or
         // have nowhere to go.
+        let left_out = except.and_then(|k| self.agents.get(k));
         let Window {
             mut grid,
             near,
             end_clearance,
-        } = self.window(key, rejoin, window_margin, |other| !other.plan.moves())?;
+        } = self.window(key, rejoin, window_margin, |other| {
+            !other.plan.moves() && !left_out.is_some_and(|out| std::ptr::eq(other, out))
+        })?;
         let start = grid.index_of(from)?;
         grid.free[start] = true;
         let goal = grid.index_of(rejoin)?;

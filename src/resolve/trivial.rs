@@ -1368,6 +1368,17 @@ fn decide_standing(
                 if let Some(found) = world.sealed_goal_detour(key) {
                     return found.into_destination_decision(collision);
                 }
+                // Nor round the one it waits on, which already stands aside for it or found no
+                // spot to step to when asked: a way through the place of another agent with
+                // nowhere to go, which it will ask to make way off that way
+                // (`World::opening_detour`).
+                if collider.made_way_for.is_some_and(|(head, _)| head == key)
+                    || collider.cannot_yield_until > world.time
+                {
+                    if let Some(found) = world.opening_detour(key) {
+                        return found.into_decision(collision);
+                    }
+                }
             }
             // Nothing gets past an agent with nowhere to go, or one stuck in a jam, that it
             // has waited on for the deadlock time: it asks that agent to make way.
