@@ -373,9 +373,11 @@ impl World {
 
     /// A detour for standing agent `key` through the place of one agent with nowhere to go,
     /// when no detour gets past them all ([`World::detour`] found none) and the agent it waits
-    /// on already stands aside for it: the grid path of the small window with that one agent
-    /// left out, trying the agents with nowhere to go in the window nearest first (then by
-    /// key), at most [`OPENING_TRIES`], not those already standing aside for `key`. The agent
+    /// on already stands aside for it or found no spot to step to: the grid path of the small
+    /// window with that one agent left out, trying the agents with nowhere to go within
+    /// [`OPENING_REACH_RADII`] nearest first (then by key), at most [`OPENING_TRIES`], not those
+    /// already standing aside for `key` nor those that found no spot lately
+    /// (`Agent::cannot_yield_until`: asked again, they would find none again). The agent
     /// takes it, its start is then blocked by the agent left out, and in time it asks that
     /// one to make way off the new rail (`decide_standing`), as for any agent with nowhere to
     /// go on its way. Several agents arrived across a corridor leave no gap (the asked ones
@@ -392,8 +394,9 @@ impl World {
             let other_key = self.dense[i as usize];
             let other = &self.agents[other_key];
             let aside = other.made_way_for.is_some_and(|(head, _)| head == key);
+            let stuck = other.cannot_yield_until > self.time;
             let distance = other.position().distance(from);
-            if other_key != key && !other.wants_to_move() && !aside && distance <= reach {
+            if other_key != key && !other.wants_to_move() && !aside && !stuck && distance <= reach {
                 standers.push((distance, other_key));
             }
         }
