@@ -259,6 +259,13 @@ impl Agent {
     pub(crate) fn stands_for_good(&self) -> bool {
         !self.wants_to_move() && !self.plan.moves()
     }
+
+    /// Whether asking it to make way for `head` now would free nothing: it already stands
+    /// aside for `head`, or its last search for a spot found none (until `now`, world clock,
+    /// seconds, reaches `cannot_yield_until`). `World::opening_detour` looks past such agents.
+    pub(crate) fn cannot_make_way_for(&self, head: AgentKey, now: f64) -> bool {
+        self.made_way_for.is_some_and(|(k, _)| k == head) || self.cannot_yield_until > now
+    }
 }
 
 /// The avoidance world: a level, its agents, and the per-frame queries.

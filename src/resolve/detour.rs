@@ -393,10 +393,12 @@ impl World {
         for &i in &near {
             let other_key = self.dense[i as usize];
             let other = &self.agents[other_key];
-            let aside = other.made_way_for.is_some_and(|(head, _)| head == key);
-            let stuck = other.cannot_yield_until > self.time;
             let distance = other.position().distance(from);
-            if other_key != key && !other.wants_to_move() && !aside && !stuck && distance <= reach {
+            if other_key != key
+                && !other.wants_to_move()
+                && !other.cannot_make_way_for(key, self.time)
+                && distance <= reach
+            {
                 standers.push((distance, other_key));
             }
         }

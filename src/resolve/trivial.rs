@@ -1372,9 +1372,7 @@ fn decide_standing(
                 // spot to step to when asked: a way through the place of another agent with
                 // nowhere to go, which it will ask to make way off that way
                 // (`World::opening_detour`).
-                if collider.made_way_for.is_some_and(|(head, _)| head == key)
-                    || collider.cannot_yield_until > world.time
-                {
+                if collider.cannot_make_way_for(key, world.time) {
                     if let Some(found) = world.opening_detour(key) {
                         return found.into_decision(collision);
                     }
