@@ -302,6 +302,10 @@ pub struct World {
     /// Largest agent radius, metres.
     pub(crate) max_radius: f64,
     pub(crate) time: f64,
+    /// The time step of the frame begun last, seconds (0 before the first): how late an agent
+    /// queried before another may see that one's order, which takes effect in the world at once
+    /// but in the agent's own decision only at the next frame.
+    pub(crate) frame_time: f64,
     pub(crate) scratch_candidates: Vec<u32>,
     pub(crate) scratch_samples: Vec<SweepSample>,
     /// Agents (dense index) whose return to speed `query_all` decides after the others.
@@ -341,6 +345,7 @@ impl World {
             max_preferred_speed: 0.0,
             max_radius: 0.0,
             time: 0.0,
+            frame_time: 0.0,
             scratch_candidates: Vec::new(),
             scratch_samples: Vec::new(),
             scratch_deferred: Vec::new(),
@@ -606,6 +611,7 @@ impl World {
     pub fn begin_frame(&mut self, dt: f64) {
         if dt.is_finite() && dt > 0.0 {
             self.time += dt;
+            self.frame_time = dt;
         }
         self.yield_searches = 0;
         self.detour_searches = 0;

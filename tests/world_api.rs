@@ -905,6 +905,40 @@ fn a_follower_at_the_margins_walks_slower_than_its_leader_until_the_gap_opens() 
     }
 }
 
+/// A follower keeps at least the room it walks in one frame: queried before its leader, it
+/// sees the leader's stop a frame late, and its own stop, alike, ends that much closer. Both at
+/// 1.4 m/s, 0.2 m apart surface to surface: outside both margins and the reaction room
+/// (0.16 m), so at 30 frames a second it keeps the leader's speed; at 5 frames a second a frame
+/// is 0.28 m of its walk, and it takes a slower gait so that the gap opens. (Found at 10 frames
+/// a second with 0.1 m agents, a frame of 0.14 m against 0.085 m: a file slid into its leader,
+/// docs/ROBUSTNESS.md, session 44.)
+#[test]
+fn a_follower_keeps_the_room_it_walks_in_one_frame() {
+    for (frame_time, expected) in [
+        (1.0 / 30.0, Order::Continue),
+        (0.2, Order::ChangeSpeed { speed: 0.8 }),
+    ] {
+        let mut world = world_on("corridor");
+        let rail = Rail::from_points(&[v(2.0, 1.2), v(28.0, 1.2)]).unwrap();
+        let leader = stander(&mut world, v(6.0, 1.2));
+        world.set_rail(leader, rail).unwrap();
+        let behind = 6.0 - 0.8 - 0.2;
+        let follower = stander(&mut world, v(behind, 1.2));
+        let own = Rail::from_points(&[v(2.0, 1.2), v(26.0, 1.2)]).unwrap();
+        world.set_rail(follower, own).unwrap();
+        world.begin_frame(frame_time);
+        world.set_motion(leader, Motion::moving(4.0, 1.4)).unwrap();
+        world
+            .set_motion(follower, Motion::moving(behind - 2.0, 1.4))
+            .unwrap();
+        assert_eq!(
+            world.query(follower).unwrap(),
+            expected,
+            "frame of {frame_time} s"
+        );
+    }
+}
+
 #[test]
 fn a_faster_speed_out_of_a_collision_keeps_the_resume_checks_room() {
     // An agent that can only go faster (1.4 or 2.6 m/s) and a walker crossing its way: the

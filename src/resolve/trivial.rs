@@ -45,6 +45,27 @@ const QUEUE_DEGREES: f64 = 45.0;
 /// jittered runs of each crowd fixture (docs/ROBUSTNESS.md, session 13).
 const FOLLOW_REACTION: f64 = 0.1;
 
+/// The room (metres, surface to surface) under which a follower at `speed` (m/s) is close
+/// behind its leader and takes a gait slower than the leader's: both margins and the reaction
+/// room ([`FOLLOW_REACTION`]), or what it walks in a frame ([`frame_lag_room`]) if more.
+fn follow_room(world: &World, desc: &crate::world::AgentDesc, speed: f64) -> f64 {
+    let reaction_room = (speed - desc.slowest_speed()).max(0.0) * FOLLOW_REACTION;
+    (2.0 * world.config().margin + reaction_room).max(frame_lag_room(speed, world.frame_time))
+}
+
+/// What a walker at `speed` (m/s) covers in one frame of `frame_time` seconds, metres: how
+/// much closer its stop ends to that of a leader whose stop it sees a frame late (the leader,
+/// queried after it, stops in the frame in which it went on). The follow rule keeps at least
+/// this room, the discs touching at the end of both stops. Both margins and the reaction room
+/// cover it for 0.4 m agents (0.16 m at 1.4 m/s against 0.047 m at 30 frames a second, 0.14 m
+/// at 10), and no committed fixture plays differently; at 10 frames a second, a file of 0.1 m
+/// agents at 1.4 m/s, 0.1 m apart surface to surface (outside both margins and the reaction
+/// room, 0.085 m), slid into its leader when that stopped cleanly for an agent 2 s ahead: each
+/// follower's stop came a frame (0.14 m) late (4.3 % deep; docs/ROBUSTNESS.md, session 44).
+fn frame_lag_room(speed: f64, frame_time: f64) -> f64 {
+    speed.max(0.0) * frame_time
+}
+
 /// Steps of a delayed start tried by [`World::collision_free_start`], seconds.
 const START_DELAY_STEP: f64 = 0.25;
 
@@ -999,10 +1020,11 @@ fn decide(
     let leader = follow_leader(world, key, 1.0, candidates);
     if let Some(leader) = leader {
         // Closer than both margins and the reaction room: a gait slower than the leader's,
-        // so that the gap opens (`FOLLOW_REACTION`).
+        // so that the gap opens (`FOLLOW_REACTION`). Or closer than it walks in one frame: a
+        // follower queried before its leader sees the leader's stop a frame late, and both
+        // stops alike end that much closer (`frame_lag_room`).
         let slowest = desc.slowest_speed();
-        let reaction_room = (motion.speed - slowest).max(0.0) * FOLLOW_REACTION;
-        let close = leader.gap < 2.0 * config.margin + reaction_room;
+        let close = leader.gap < follow_room(world, desc, motion.speed);
         let allowed = |v: f64| {
             if close {
                 v < leader.speed - SPEED_TOLERANCE
