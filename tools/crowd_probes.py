@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the probe scenarios behind docs/ROBUSTNESS.md, sessions 32 ("What the real levels'
-crowds are not sensitive to"), 33 (the aisle), 42 (the queue) and 43 (the idle wall), to be
-played with `sidestep run FILE --json`.
+crowds are not sensitive to"), 33 (the aisle), 42 (the queue), 43 (the idle wall) and 44 (small
+agents at other time steps), to be played with `sidestep run FILE --json`.
 
     python3 tools/crowd_probes.py subset fixtures/scenarios/tradeshow-1000.json 300 500 700 --out DIR
         the first N agents of a scenario (the load sweep): DIR/NAME-N.json
@@ -25,6 +25,13 @@ played with `sidestep run FILE --json`.
         start) standing as a wall across the corridor at x 16.9 to 19.9, and one walker to
         (13.842, 1.367) from x = 20.65, 22.4, 24.0 or 28.795: DIR/idle-wall-X.json, the stall
         of docs/ROBUSTNESS.md, session 43 (from 20.65 the walker never gets through)
+    python3 tools/crowd_probes.py lines --out DIR [--radii-apart K ...]
+        on `open-field`, 40 agents of radius R (0.1, 0.15, 0.19 m) in a line along y = 5 from
+        x = 2, K radii apart (default 2.6 and 3.2), each going to the mirrored point of a line along y = 25
+        (the first to x = 28), gaits 0.8, 1.4 and 2.6 m/s with P preferred (1.4, 2.6), at a time
+        step of T seconds (0.1, 0.05, 1/30), 40 s: DIR/lines-R-K-P-T.json (18 files a K), the small
+        agents of docs/ROBUSTNESS.md, session 44; `python3 tools/compare_fixtures.py --scenarios
+        DIR OLD NEW` sums their arrivals, collisions and flips
     python3 tools/crowd_probes.py variant SCENARIO --out FILE [--avoidance JSON]
         [--radius R] [--depart-spread SECONDS] [--mode MODE]
         a copy with avoidance settings, every radius set to R, departures spread evenly, or
@@ -150,6 +157,21 @@ def idle_wall(out):
               os.path.join(out, f"idle-wall-{start[0]}.json"))
 
 
+def lines(out, radii_apart):
+    for radius in [0.1, 0.15, 0.19]:
+        for k in radii_apart:
+            spacing = radius * k
+            for dt in [0.1, 0.05, 1 / 30]:
+                for preferred in [1.4, 2.6]:
+                    agents = [{"start": [2 + i * spacing, 5], "goal": [28 - i * spacing, 25],
+                               "radius": radius, "speeds": [0.8, 1.4, 2.6], "speed": preferred}
+                              for i in range(40)]
+                    name = f"lines-{radius}-{k}-{preferred}-{round(dt, 3)}"
+                    scenario = field_scenario(name, agents, 40)
+                    scenario["dt"] = dt
+                    write(scenario, os.path.join(out, name + ".json"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -168,6 +190,9 @@ def main():
     p.add_argument("--gaps", type=float, nargs="+", default=[0.95, 1.1, 1.3, 1.6, 2.0])
     p = sub.add_parser("idle-wall")
     p.add_argument("--out", required=True)
+    p = sub.add_parser("lines")
+    p.add_argument("--out", required=True)
+    p.add_argument("--radii-apart", type=float, nargs="+", default=[2.6, 3.2])
     p = sub.add_parser("variant")
     p.add_argument("scenario")
     p.add_argument("--out", required=True)
@@ -189,6 +214,8 @@ def main():
         queue(args.out, args.gaps)
     elif args.command == "idle-wall":
         idle_wall(args.out)
+    elif args.command == "lines":
+        lines(args.out, args.radii_apart)
     else:
         scenario = load(args.scenario)
         if args.avoidance:

@@ -8,8 +8,9 @@ collisions, summed over the runs, and the mean over the runs of the travel time 
 
     python3 tools/jitter_fixtures.py --runs 16 target/release/sidestep /tmp/other/sidestep
 
-`--first-seed N` plays seeds N to N + runs - 1 instead (more samples of a chaotic crowd), and
-`--fixtures` also takes scenario files by path (an imported real level, say).
+`--first-seed N` plays seeds N to N + runs - 1 instead (more samples of a chaotic crowd),
+`--fixtures` also takes scenario files by path (an imported real level, say), and `--dt T`
+plays every run at a time step of T seconds instead of the file's.
 
 With --contacts, every run with a collision is also printed (build, fixture, seed, collisions,
 largest penetration), to be replayed with --keep DIR, which keeps the scenario files there
@@ -53,6 +54,7 @@ def main():
         default=0,
         help="play seeds FIRST..FIRST+RUNS-1 (seed 0 is the file as it is; default 0)",
     )
+    parser.add_argument("--dt", type=float, help="time step of every run, seconds (default: the file's)")
     parser.add_argument("--contacts", action="store_true", help="print every run with a collision")
     parser.add_argument("--keep", metavar="DIR", help="write the scenario files to DIR and keep them")
     args = parser.parse_args()
@@ -72,6 +74,8 @@ def main():
                 base["level"] = os.path.normpath(os.path.join(folder, base["level"]))
             for seed in range(args.first_seed, args.first_seed + args.runs):
                 scenario = json.loads(json.dumps(base))
+                if args.dt:
+                    scenario["dt"] = args.dt
                 rng = random.Random(seed)
                 if seed > 0:
                     for agent in scenario["agents"]:
