@@ -48,6 +48,8 @@ fn describe(order: &Order, sim: &Simulation) -> String {
             format!("reroute {:?} via {:.2?}", reroute.reason, reroute.via).to_lowercase()
         }
         Order::Continue => "continue".into(),
+        Order::Release { goal } => format!("release to {goal:.2?}"),
+        Order::Rejoin { speed, .. } => format!("rejoin {speed}"),
         Order::Wait { .. } => "wait".into(),
     }
 }

@@ -25,6 +25,8 @@ fn describe(order: &Order) -> String {
         Order::Reroute { reroute, .. } => format!("reroute {:?}", reroute.reason).to_lowercase(),
         Order::Continue => "continue".into(),
         Order::Wait { .. } => "wait".into(),
+        Order::Release { .. } => "release".into(),
+        Order::Rejoin { speed, .. } => format!("rejoin {speed}"),
     }
 }
 

@@ -3,6 +3,7 @@
 mod deadlock;
 mod destination;
 mod detour;
+mod jam;
 mod order;
 mod passage;
 mod recheck;

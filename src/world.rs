@@ -175,7 +175,7 @@ impl Agent {
     }
 
     /// Forget the resolution state of an old rail (a new rail from the host, or none).
-    fn reset_resolution(&mut self) {
+    pub(crate) fn reset_resolution(&mut self) {
         self.last_reroute = None;
         self.bend_closest = f64::INFINITY;
         self.bends_without_progress = 0;
@@ -246,6 +246,12 @@ impl Agent {
             .find(|n| n.s_in > self.motion.s)
             .copied()
     }
+    /// Whether it steers freely since a jam release ([`crate::Order::Release`]) and has not
+    /// rejoined a rail yet ([`crate::Order::Rejoin`]): the host reports it with
+    /// [`World::set_free_motion`] and moves it by [`World::steer_all`]'s velocities.
+    pub fn is_released(&self) -> bool {
+        self.free.as_ref().is_some_and(|f| f.released_at.is_some())
+    }
     /// Whether it has a rail with distance left to travel.
     pub fn wants_to_move(&self) -> bool {
         match &self.rail {
@@ -311,7 +317,7 @@ pub struct World {
     /// Agents (dense index) whose return to speed `query_all` decides after the others.
     pub(crate) scratch_deferred: Vec<u32>,
     /// Rails given so far (each agent keeps the number of its own).
-    rail_serial: u64,
+    pub(crate) rail_serial: u64,
     /// Yield-spot searches made this frame (they have a per-frame budget).
     pub(crate) yield_searches: u32,
     /// Detour searches made this frame (they have a per-frame budget).
@@ -696,7 +702,7 @@ impl World {
     }
 
     /// Build the wall obstacles of the free agents' solvers, once.
-    fn ensure_obstacles(&mut self) {
+    pub(crate) fn ensure_obstacles(&mut self) {
         if self.obstacles.is_none() {
             let map = crate::steer::ObstacleMap::from_navmesh(self.level.navmesh());
             self.obstacles = Some(Arc::new(map));

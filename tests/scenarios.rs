@@ -158,6 +158,8 @@ fn order_line(frame: usize, agent: usize, order: &Order) -> String {
             "reroute {:?} {:?} via ({:.3}, {:.3})",
             reroute.reason, reroute.side, reroute.via.x, reroute.via.y
         ),
+        Order::Release { goal } => format!("release to ({:.3}, {:.3})", goal.x, goal.y),
+        Order::Rejoin { speed, .. } => format!("rejoin {speed}"),
         Order::Stop { cause } => match cause {
             StopCause::Collision(_) => "stop".to_string(),
             StopCause::Unavoidable(_) => "stop (unavoidable)".to_string(),

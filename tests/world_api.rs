@@ -1471,6 +1471,10 @@ fn play(frames: usize) -> Vec<String> {
                         h.2 = 0.0;
                     }
                     Order::Continue | Order::Wait { .. } => {}
+                    // Not given: the default configuration releases no one.
+                    Order::Release { .. } | Order::Rejoin { .. } => {
+                        panic!("{order:?} with jam release off")
+                    }
                 }
             }
         }

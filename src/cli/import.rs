@@ -90,6 +90,23 @@ struct CommonArgs {
     /// `<scenario name>.level.json`).
     #[arg(long, value_name = "FILE.json")]
     level_out: Option<PathBuf>,
+    /// With a scenario: its `avoidance` object (DESIGN §5; overrides of `AvoidanceConfig` by
+    /// field name), e.g. '{"jam_release": 2}'. Checked as a scenario's is.
+    #[arg(long, value_name = "JSON", value_parser = parse_avoidance)]
+    avoidance: Option<serde_json::Value>,
+}
+
+/// An `avoidance` object: JSON naming fields of `AvoidanceConfig`, each in its range.
+fn parse_avoidance(text: &str) -> Result<serde_json::Value, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("`{text}` is not JSON: {e}"))?;
+    if !value.is_object() {
+        return Err(format!("`{text}` is not a JSON object"));
+    }
+    let config: sidestep::AvoidanceConfig =
+        serde_json::from_value(value.clone()).map_err(|e| format!("avoidance: {e}"))?;
+    config.validate()?;
+    Ok(value)
 }
 
 fn parse_positive(text: &str) -> Result<f64, String> {
@@ -257,13 +274,18 @@ fn write_scenario(common: &CommonArgs, level: &Level, trips: &[Trip]) -> Result<
         .collect::<Result<_, _>>()
         .map_err(|e| CliError::Internal(e.to_string()))?;
     let json = |v: &str| serde_json::Value::from(v).to_string();
+    let avoidance = common
+        .avoidance
+        .as_ref()
+        .map_or_else(String::new, |a| format!("  \"avoidance\": {a},\n"));
     let text = format!(
-        "{{ \"name\": {},\n  \"level\": {},\n  \"dt\": {}, \"duration\": {}, \"seed\": {},\n  \"agents\": [\n    {}\n  ] }}\n",
+        "{{ \"name\": {},\n  \"level\": {},\n  \"dt\": {}, \"duration\": {}, \"seed\": {},\n{}  \"agents\": [\n    {}\n  ] }}\n",
         json(&name),
         json(&reference),
         DT,
         duration,
         common.seed,
+        avoidance,
         agents.join(",\n    ")
     );
     write_text(output, &text)

@@ -134,6 +134,10 @@ pub fn order_text(order: &sidestep::Order) -> String {
         sidestep::Order::Start { speed } => format!("start {speed}"),
         sidestep::Order::Wait { .. } => "wait".into(),
         sidestep::Order::Reroute { reroute, .. } => reroute_text(reroute),
+        sidestep::Order::Release { goal } => {
+            format!("release to ({:.3}, {:.3})", goal.x, goal.y)
+        }
+        sidestep::Order::Rejoin { speed, .. } => format!("rejoin {speed}"),
     }
 }
 

@@ -47,6 +47,28 @@ pub enum Order {
         /// Why, and the point the new rail was bent through.
         reroute: Reroute,
     },
+    /// Leave the rail and steer freely toward `goal`: the agent has stood in a jam for
+    /// [`AvoidanceConfig::jam_release`](crate::AvoidanceConfig::jam_release) seconds (only when
+    /// that is set). From now on the host moves it by the velocities of
+    /// [`World::steer_all`](crate::World::steer_all) and reports it with
+    /// [`World::set_free_motion`](crate::World::set_free_motion), not
+    /// [`World::set_motion`](crate::World::set_motion), until an [`Order::Rejoin`]. The world
+    /// has dropped its rail; it stands until its first velocity.
+    Release {
+        /// Where it steers to, metres: its rail's end (on its way to a yield spot, the goal it
+        /// was to go on to from there).
+        goal: DVec2,
+    },
+    /// Back on a rail after an [`Order::Release`]: the agent walks clear of the others. Follow
+    /// `rail` from arclength 0 (where the agent is, in its direction of travel within 45°)
+    /// moving at `speed`, with no start transition. The world has given it the rail.
+    Rejoin {
+        /// The new rail, to the goal of the release.
+        rail: Arc<Rail>,
+        /// One of the agent's gaits, m/s: the one nearest its free speed, at most its preferred
+        /// speed.
+        speed: f64,
+    },
 }
 
 /// What a rewritten rail is for, and the point it was bent through.
@@ -110,6 +132,8 @@ impl Order {
             Order::Start { .. } => OrderKind::Start,
             Order::Wait { .. } => OrderKind::Wait,
             Order::Reroute { .. } => OrderKind::Reroute,
+            Order::Release { .. } => OrderKind::Release,
+            Order::Rejoin { .. } => OrderKind::Rejoin,
         }
     }
 }
@@ -129,6 +153,10 @@ pub enum OrderKind {
     Wait,
     /// [`Order::Reroute`].
     Reroute,
+    /// [`Order::Release`].
+    Release,
+    /// [`Order::Rejoin`].
+    Rejoin,
 }
 
 /// Why an agent was told to stop.

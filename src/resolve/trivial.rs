@@ -416,7 +416,36 @@ impl World {
         };
         let speed_before = agent.motion.speed;
         match &decision.order {
-            Order::Continue | Order::Wait { .. } => return,
+            Order::Continue | Order::Wait { .. } => {
+                if decision.rejoin_failed {
+                    self.delay_rejoin(key);
+                }
+                return;
+            }
+            Order::Release { goal } => {
+                let goal = *goal;
+                let slot = agent.slot as usize;
+                self.apply_release(key, goal, &mut decision.order);
+                if let Some(agent) = self.agents.get_mut(key) {
+                    agent.last_order = decision.order.kind();
+                    agent.last_order_time = now;
+                }
+                self.refresh(key);
+                self.spots.mark_moved(slot);
+                return;
+            }
+            Order::Rejoin { rail, speed } => {
+                let (rail, speed) = (rail.clone(), *speed);
+                let slot = agent.slot as usize;
+                self.apply_rejoin(key, &rail, speed);
+                if let Some(agent) = self.agents.get_mut(key) {
+                    agent.last_order = OrderKind::Rejoin;
+                    agent.last_order_time = now;
+                }
+                self.refresh(key);
+                self.spots.mark_moved(slot);
+                return;
+            }
             Order::ChangeSpeed { speed } => agent.motion.speed = *speed,
             Order::Stop { cause } => {
                 if turning_on_the_spot(agent.desc(), agent.motion.phase) {
@@ -551,6 +580,8 @@ pub(super) struct Decision {
     /// A wait on an agent standing still that may be repeated without the sweeps
     /// (`resolve/recheck.rs`).
     pub blocked_wait: Option<BlockedWait>,
+    /// A released agent looked for a rail to rejoin and found none (`resolve/jam.rs`).
+    pub rejoin_failed: bool,
 }
 
 impl Decision {
@@ -573,6 +604,7 @@ impl Decision {
             resumes: false,
             lane_link: None,
             blocked_wait: None,
+            rejoin_failed: false,
         }
     }
 
@@ -603,8 +635,13 @@ fn decide(
         });
     }
     let Some(rail) = agent.rail() else {
-        return Decision::new(Order::Continue);
+        // Free since a jam release: back on a rail once clear.
+        return super::jam::rejoin(world, key, candidates);
     };
+    // 1b. Stood in a jam for the release time: steer freely (off by default).
+    if let Some(release) = super::jam::release(world, key) {
+        return release;
+    }
     let motion = agent.motion();
     let desc = agent.desc();
     // 2. A new rail ending where another agent stands or is bound: move its end (checked once

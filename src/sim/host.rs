@@ -85,6 +85,9 @@ enum Change {
     Stop,
     Start,
     Reroute(Option<Side>),
+    /// Off the rail into free steering (a jam release), or back on one: never a reversal.
+    Release,
+    Rejoin,
 }
 
 impl Change {
@@ -132,13 +135,16 @@ pub struct HostAgent {
     pub order: Option<Order>,
     /// Velocity of a free-steering agent, m/s (zero for rail agents).
     pub velocity: DVec2,
+    /// A rail agent steering freely since a jam release ([`Order::Release`]), until its
+    /// [`Order::Rejoin`].
+    pub released: bool,
     last_change: Option<(f64, Change)>,
 }
 
 impl HostAgent {
     /// What it is doing.
     pub fn state(&self) -> AgentState {
-        if matches!(self.mode, Mode::Orca | Mode::Ttc) {
+        if self.steers_freely() {
             return self.free_state();
         }
         match self.phase {
@@ -159,6 +165,12 @@ impl HostAgent {
                 }
             }
         }
+    }
+
+    /// Whether its velocity comes from the free agents' solver: a free-steering agent, or a
+    /// rail agent released from a jam.
+    pub fn steers_freely(&self) -> bool {
+        self.released || matches!(self.mode, Mode::Orca | Mode::Ttc)
     }
 
     /// The state of a free-steering agent, from its speed.
@@ -282,6 +294,7 @@ impl Simulation {
                 arrived_at: None,
                 order: None,
                 velocity: DVec2::ZERO,
+                released: false,
                 last_change: None,
             });
         }
@@ -378,7 +391,7 @@ impl Simulation {
         // 2. Motion reports.
         self.world.begin_frame(dt);
         for a in &self.agents {
-            if matches!(a.mode, Mode::Orca | Mode::Ttc) {
+            if a.steers_freely() {
                 // Positions stay on the mesh (the world's guard), so this is not refused.
                 let _ = self.world.set_free_motion(a.key, a.position, a.velocity);
             } else if a.departed {
@@ -416,7 +429,7 @@ impl Simulation {
                     Change::Faster | Change::Slower => self.counts.speed_change += 1,
                     Change::Stop => self.counts.stop += 1,
                     Change::Reroute(_) => self.counts.reroute += 1,
-                    Change::Start => {}
+                    Change::Start | Change::Release | Change::Rejoin => {}
                 }
                 if let Some((t, earlier)) = a.last_change {
                     if now - t < FLIP_WINDOW && change.reverses(earlier) {
@@ -436,7 +449,7 @@ impl Simulation {
         }
         // 5. Motion.
         for a in &mut self.agents {
-            if matches!(a.mode, Mode::Orca | Mode::Ttc) {
+            if a.steers_freely() {
                 advance_free(a, dt, now);
             } else {
                 advance(a, dt, now);
@@ -561,6 +574,22 @@ fn apply_order(a: &mut HostAgent, order: &Order, yielding: bool) -> Option<Chang
             }
             Some(Change::Reroute(reroute.side))
         }
+        Order::Release { .. } => {
+            // It stands until the free agents' solver gives it a velocity.
+            a.released = true;
+            a.phase = HostPhase::Standing;
+            a.velocity = DVec2::ZERO;
+            Some(Change::Release)
+        }
+        Order::Rejoin { ref rail, speed } => {
+            a.released = false;
+            a.rail = Some(rail.clone());
+            a.s = 0.0;
+            a.speed = speed;
+            a.phase = HostPhase::Moving;
+            a.velocity = DVec2::ZERO;
+            Some(Change::Rejoin)
+        }
     }
 }
 
@@ -677,8 +706,38 @@ mod tests {
             arrived_at: None,
             order: None,
             velocity: DVec2::ZERO,
+            released: false,
             last_change: None,
         }
+    }
+
+    #[test]
+    fn a_released_agent_steers_freely_until_it_rejoins_moving() {
+        let mut a = walker();
+        let goal = DVec2::new(10.0, 0.0);
+        let change = apply_order(&mut a, &Order::Release { goal }, false);
+        assert_eq!(change, Some(Change::Release));
+        assert!(a.released && a.steers_freely());
+        // Standing, not arrived: free agents' state from the velocity.
+        assert_eq!(a.state(), AgentState::Waiting);
+        a.position = DVec2::new(4.0, 1.0);
+        a.velocity = DVec2::new(1.0, 0.0);
+        let rail = Arc::new(Rail::from_points(&[a.position, goal]).unwrap());
+        let change = apply_order(
+            &mut a,
+            &Order::Rejoin {
+                rail: rail.clone(),
+                speed: 0.8,
+            },
+            false,
+        );
+        assert_eq!(change, Some(Change::Rejoin));
+        assert!(!a.released && !a.steers_freely());
+        assert_eq!((a.s, a.speed, a.phase), (0.0, 0.8, HostPhase::Moving));
+        assert_eq!(a.rail, Some(rail));
+        assert_eq!(a.state(), AgentState::Slower);
+        // A rejoin is not a reversal of the release (no flip).
+        assert!(!Change::Rejoin.reverses(Change::Release));
     }
 
     /// A walker 2 m along a 10 m rail, just told to stop from 1.4 m/s.

@@ -57,6 +57,11 @@ pub(crate) struct FreeState {
     pub solved: DVec2,
     /// The preferred velocity of this frame, m/s.
     pub preferred: DVec2,
+    /// A rail agent released from a jam ([`crate::Order::Release`]): when (world clock,
+    /// seconds). `None` for an agent free by its description.
+    pub released_at: Option<f64>,
+    /// A released agent tries to rejoin a rail no sooner than this (world clock, seconds).
+    pub next_rejoin: f64,
 }
 
 /// A new velocity for a free agent (the answer of [`World::steer_all`]).
@@ -107,6 +112,9 @@ pub(crate) struct SteerScratch {
     /// The farthest any agent has moved since the lists were made, metres (this frame).
     moved_most: f64,
     listed_keys: Vec<AgentKey>,
+    /// The free agents (dense indices) the lists were made for: a rail agent released from a
+    /// jam, or one back on a rail, changes them.
+    listed_free: Vec<u32>,
     listed_positions: Vec<DVec2>,
     skin: f64,
     /// Free agent `f` had no wall within `wall_free[f]` metres of its listed position (0 when
@@ -204,7 +212,7 @@ impl World {
     /// radii (else half that) farther from the vertex, along the line from it, if the mesh
     /// leaves room there (no wall within a radius of the new point, and the straight ways from
     /// the corner before and to the corner after on the mesh); otherwise it stays.
-    fn set_corners(&mut self, key: AgentKey, path: &Path) {
+    pub(crate) fn set_corners(&mut self, key: AgentKey, path: &Path) {
         let agent = &mut self.agents[key];
         let radius = agent.desc.radius;
         let mut corners = std::mem::take(&mut agent.free.as_mut().expect("free").corners);
@@ -332,7 +340,11 @@ impl World {
                     _ => config.orca.obstacle_time_horizon,
                 };
                 scratch.inputs.push(FreeInput {
-                    locomotion: desc.locomotion,
+                    // A rail agent released from a jam steers with ORCA.
+                    locomotion: match desc.locomotion {
+                        Locomotion::Ttc => Locomotion::Ttc,
+                        _ => Locomotion::Orca,
+                    },
                     range,
                     max,
                     max_speed,
@@ -355,7 +367,9 @@ impl World {
         // 2. Neighbours: the nearest among the candidate lists, made again when needed.
         let skin = CANDIDATE_SKIN * longest;
         let moved_sq = (0.5 * skin) * (0.5 * skin);
-        let mut stale = scratch.skin != skin || scratch.listed_keys != scratch.keys;
+        let mut stale = scratch.skin != skin
+            || scratch.listed_keys != scratch.keys
+            || scratch.listed_free != scratch.free_agents;
         if !stale {
             let mut most_sq = 0.0_f64;
             for (p, q) in scratch.positions.iter().zip(&scratch.listed_positions) {
@@ -542,6 +556,7 @@ impl World {
                 });
         }
         scratch.listed_keys.clone_from(&scratch.keys);
+        scratch.listed_free.clone_from(&scratch.free_agents);
         scratch.listed_positions.clone_from(&scratch.positions);
         scratch.skin = skin;
     }

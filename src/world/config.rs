@@ -85,6 +85,14 @@ pub struct AvoidanceConfig {
     /// ([`AvoidanceConfig::path_options`]; docs/ALGORITHM.md, "Lanes"). Range [0, 5]; default
     /// [`KEEP_RIGHT_RADII`] (1.5); 0 plans the taut line.
     pub keep_right_radii: f64,
+    /// A rail agent that has stood this long wanting to go (a jam) leaves its rail and steers
+    /// freely toward its goal with the ORCA solver ([`crate::Order::Release`]), and takes a
+    /// rail again once it walks clear of the others ([`crate::Order::Rejoin`];
+    /// docs/ALGORITHM.md, "Jam release"), seconds. Free steering lets discs touch slightly
+    /// (ORCA's overlaps), so this is for dense crowds where flow matters more than that: on the
+    /// committed `tradeshow-1000` it takes arrivals in 160 s from about 42 % to over 90 %.
+    /// Range 0 or [0.5, 600]; default 0: off, rail agents never leave their rails.
+    pub jam_release: f64,
     /// The ORCA solver of free agents ([`crate::Locomotion::Orca`]); see [`OrcaConfig`] for
     /// each field's units, range and default.
     pub orca: OrcaConfig,
@@ -135,6 +143,7 @@ impl AvoidanceConfig {
             allow_overlap: false,
             single_lane_turns: true,
             keep_right_radii: KEEP_RIGHT_RADII,
+            jam_release: 0.0,
             orca: OrcaConfig::from_agent_radius(radius),
             ttc: TtcConfig::default(),
         }
@@ -203,6 +212,9 @@ impl AvoidanceConfig {
         check("follow_degrees", self.follow_degrees, 0.0, 90.0, false)?;
         if self.cell_size != 0.0 {
             check("cell_size", self.cell_size, 0.5, 100.0, false)?;
+        }
+        if self.jam_release != 0.0 {
+            check("jam_release", self.jam_release, 0.5, 600.0, false)?;
         }
         self.orca.validate().map_err(|e| format!("avoidance.{e}"))?;
         self.ttc.validate().map_err(|e| format!("avoidance.{e}"))?;

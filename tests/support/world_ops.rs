@@ -112,9 +112,12 @@ pub fn run_script(bytes: &[u8]) -> Script {
     let mut input = Bytes(bytes);
     let level_choice = input.u8().unwrap_or(0);
     let allow_overlap = level_choice & 0x80 != 0;
+    // Half the scripts release agents stuck half a second (the shortest release time).
+    let jam_release = if level_choice & 0x40 != 0 { 0.5 } else { 0.0 };
     let level = levels()[usize::from(level_choice & 0x7F) % LEVELS.len()].clone();
     let config = AvoidanceConfig {
         allow_overlap,
+        jam_release,
         ..Default::default()
     };
     let world = World::new(level.clone(), config).expect("default config is valid");
@@ -463,7 +466,7 @@ impl Script {
             let agent = self.world.agent(steer.key);
             assert!(agent.is_ok(), "steer_all named {:?}, not live", steer.key);
             assert_eq!(
-                agent.map(|a| a.desc().locomotion.is_free()),
+                agent.map(|a| a.desc().locomotion.is_free() || a.is_released()),
                 Ok(true),
                 "steer_all steered a rail agent"
             );
@@ -521,6 +524,28 @@ impl Script {
                     );
                 }
                 self.rail_on_mesh.insert(key, on_mesh);
+            }
+            Order::Release { goal } => {
+                assert!(
+                    goal.is_finite() && self.world.level().navmesh().contains(*goal),
+                    "{order:?}"
+                );
+                let agent = self.world.agent(key).expect("live");
+                assert!(agent.is_released() && agent.rail().is_none(), "{order:?}");
+                self.rail_on_mesh.remove(&key);
+            }
+            Order::Rejoin { rail, speed } => {
+                assert!(speed.is_finite() && *speed > 0.0, "{order:?}");
+                assert!(
+                    rail.off_mesh(self.world.level().navmesh(), MESH_STEP)
+                        .is_none(),
+                    "a rejoining rail of {key:?} leaves the mesh: {:?}",
+                    rail.segments()
+                );
+                let agent = self.world.agent(key).expect("live");
+                assert!(!agent.is_released() && agent.rail().is_some());
+                self.velocities.remove(&key);
+                self.rail_on_mesh.insert(key, true);
             }
         }
         if let Some(collision) = self.world.agent(key).ok().and_then(|a| a.last_collision()) {

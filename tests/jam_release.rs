@@ -1,0 +1,166 @@
+//! Jam release (`AvoidanceConfig::jam_release`): a rail agent that has stood wanting to go for
+//! the release time leaves its rail and steers freely toward its goal (`Order::Release`), and
+//! takes a rail again once it walks clear of the others (`Order::Rejoin`). Off by default.
+
+mod common;
+
+use sidestep::*;
+
+use common::{level, stander, v};
+
+const DT: f64 = 1.0 / 30.0;
+
+/// A world on `doorway` (a 1.2 m door at x 9.5–10.5, y 4.4–5.6) with `jam_release`, an agent
+/// standing in the door with nowhere to go, and the default agent at (6, 5) with a rail through
+/// the door to (14, 5): it can neither pass nor go round.
+fn blocked_door(jam_release: f64) -> (World, AgentKey, AgentKey) {
+    let config = AvoidanceConfig {
+        jam_release,
+        ..AvoidanceConfig::default()
+    };
+    let mut world = World::new(level("doorway"), config).unwrap();
+    let blocker = stander(&mut world, v(10.0, 5.0));
+    let walker = world
+        .add_agent(AgentDesc {
+            position: v(8.9, 5.0),
+            ..AgentDesc::default()
+        })
+        .unwrap();
+    world
+        .set_rail(
+            walker,
+            Rail::from_points(&[v(8.9, 5.0), v(14.0, 5.0)]).unwrap(),
+        )
+        .unwrap();
+    (world, walker, blocker)
+}
+
+/// Play frames with the walker standing at the start of its rail until it gets an order other
+/// than a wait, at most `seconds`; that order and when (world clock), or `None`.
+fn stand_until_told(world: &mut World, walker: AgentKey, seconds: f64) -> Option<(Order, f64)> {
+    let frames = (seconds / DT).ceil() as usize;
+    for _ in 0..frames {
+        world.begin_frame(DT);
+        world.set_motion(walker, Motion::standing(0.0)).unwrap();
+        match world.query(walker).unwrap() {
+            Order::Wait { .. } | Order::Continue => {}
+            order => return Some((order, world.time())),
+        }
+    }
+    None
+}
+
+#[test]
+fn an_agent_stuck_for_the_release_time_leaves_its_rail_for_free_steering() {
+    let (mut world, walker, _) = blocked_door(1.0);
+    let (order, at) = stand_until_told(&mut world, walker, 5.0).expect("an order");
+    let Order::Release { goal } = order else {
+        panic!("expected a release, got {order:?}");
+    };
+    assert_eq!(goal, v(14.0, 5.0), "it steers to its rail's end");
+    // Stood since its first report (one frame in), released once that is a second ago (the
+    // frame after, when the clock's sum of steps falls a hair short).
+    assert!(
+        (1.0 + DT - 1e-9..1.0 + 2.0 * DT + 1e-9).contains(&at),
+        "released at {at} s"
+    );
+    let agent = world.agent(walker).unwrap();
+    assert!(agent.is_released());
+    assert!(agent.rail().is_none(), "the world dropped its rail");
+    assert_eq!(agent.position(), v(8.9, 5.0));
+    // From now on it is reported as a free agent.
+    assert_eq!(
+        world.set_motion(walker, Motion::standing(0.0)).unwrap_err(),
+        WorldError::NoRail(walker)
+    );
+    world.begin_frame(DT);
+    world
+        .set_free_motion(walker, v(8.9, 5.0), DVec2::ZERO)
+        .unwrap();
+    let mut steers = Vec::new();
+    world.steer_all(DT, &mut steers);
+    let steer = steers.iter().find(|s| s.key == walker).expect("steered");
+    assert!(
+        steer.preferred.x > 1.0,
+        "toward the door: {:?}",
+        steer.preferred
+    );
+}
+
+#[test]
+fn without_a_release_time_an_agent_waits_on_its_rail() {
+    let (mut world, walker, _) = blocked_door(0.0);
+    assert_eq!(
+        AvoidanceConfig::default().jam_release,
+        0.0,
+        "off by default"
+    );
+    assert_eq!(stand_until_told(&mut world, walker, 5.0), None);
+    assert!(!world.agent(walker).unwrap().is_released());
+    assert!(world.agent(walker).unwrap().rail().is_some());
+}
+
+#[test]
+fn a_released_agent_clear_of_the_others_rejoins_a_rail_to_its_goal() {
+    let (mut world, walker, blocker) = blocked_door(1.0);
+    let (order, released_at) = stand_until_told(&mut world, walker, 5.0).expect("an order");
+    assert!(matches!(order, Order::Release { .. }), "{order:?}");
+    // The door clears; the host moves the agent by the solver's velocities.
+    world.remove_agent(blocker).unwrap();
+    let (mut position, mut velocity) = (v(8.9, 5.0), DVec2::ZERO);
+    let mut steers = Vec::new();
+    for _ in 0..(5.0 / DT) as usize {
+        world.begin_frame(DT);
+        world.set_free_motion(walker, position, velocity).unwrap();
+        let order = world.query(walker).unwrap();
+        if let Order::Rejoin { rail, speed } = order {
+            let now = world.time();
+            assert!(now - released_at >= 1.0, "not before a second: {now} s");
+            assert!(rail.start().distance(position) < 1e-9, "from where it is");
+            assert!(rail.end().distance(v(14.0, 5.0)) < 1e-9, "to its goal");
+            assert!(rail.sample(0.0).tangent.dot(velocity.normalize()) > 0.7);
+            let desc = AgentDesc::default();
+            assert!(
+                desc.gaits.iter().any(|g| g.speed == speed),
+                "a gait: {speed}"
+            );
+            assert!(speed <= desc.preferred_speed);
+            let agent = world.agent(walker).unwrap();
+            assert!(!agent.is_released());
+            assert_eq!(agent.motion(), Motion::moving(0.0, speed));
+            // A rail agent again: reported on its rail, refused as a free one.
+            world
+                .set_motion(walker, Motion::moving(0.05, speed))
+                .unwrap();
+            assert_eq!(
+                world
+                    .set_free_motion(walker, position, velocity)
+                    .unwrap_err(),
+                WorldError::NotFree(walker)
+            );
+            return;
+        }
+        assert_eq!(order, Order::Continue, "a released agent steers freely");
+        world.steer_all(DT, &mut steers);
+        velocity = steers.iter().find(|s| s.key == walker).unwrap().velocity;
+        position += velocity * DT;
+    }
+    panic!("no rejoin in 5 s; at {position} moving {velocity}");
+}
+
+#[test]
+fn a_release_time_out_of_range_is_refused_by_name() {
+    for bad in [0.2, -1.0, f64::NAN, 601.0] {
+        let config = AvoidanceConfig {
+            jam_release: bad,
+            ..AvoidanceConfig::default()
+        };
+        let message = config.validate().unwrap_err();
+        assert!(message.contains("avoidance.jam_release"), "{message}");
+    }
+    let on = AvoidanceConfig {
+        jam_release: 2.0,
+        ..AvoidanceConfig::default()
+    };
+    assert_eq!(on.validate(), Ok(()));
+}
