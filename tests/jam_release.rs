@@ -164,3 +164,26 @@ fn a_release_time_out_of_range_is_refused_by_name() {
     };
     assert_eq!(on.validate(), Ok(()));
 }
+
+#[test]
+fn a_released_agent_halted_short_of_its_goal_steps_to_its_right() {
+    let (mut world, walker, _) = blocked_door(1.0);
+    let (order, _) = stand_until_told(&mut world, walker, 5.0).expect("an order");
+    assert!(matches!(order, Order::Release { .. }), "{order:?}");
+    let preferred_after = |world: &mut World, velocity: DVec2| {
+        world.begin_frame(DT);
+        world
+            .set_free_motion(walker, v(8.9, 5.0), velocity)
+            .unwrap();
+        let mut steers = Vec::new();
+        world.steer_all(DT, &mut steers);
+        steers.iter().find(|s| s.key == walker).unwrap().preferred
+    };
+    // Walking: straight for the door (its goal due east), at the preferred speed.
+    let walking = preferred_after(&mut world, v(1.4, 0.0));
+    assert!(walking.distance(v(1.4, 0.0)) < 1e-9, "{walking}");
+    // Halted (the blocker in the door): the same turned 30° clockwise, to its right.
+    let halted = preferred_after(&mut world, DVec2::ZERO);
+    let turned = DVec2::from_angle(-30f64.to_radians()).rotate(v(1.4, 0.0));
+    assert!(halted.distance(turned) < 1e-9, "{halted}");
+}

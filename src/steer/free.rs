@@ -38,6 +38,13 @@ const CANDIDATE_SKIN: f64 = 0.3;
 /// aimed at the same point and knotted there (rvo2-blocks, docs/PERFORMANCE.md).
 const KEEP_RIGHT_RADII: f64 = 2.0;
 
+/// A released agent ([`FreeState::released_at`]) whose velocity is under this fraction of the
+/// speed it wants is halted: its preferred velocity turns right by [`STUCK_TURN_DEGREES`].
+const STUCK_SPEED_FRACTION: f64 = 0.1;
+
+/// How far a halted released agent's preferred velocity turns right, degrees.
+const STUCK_TURN_DEGREES: f64 = 30.0;
+
 /// A free agent further than this many radii from the line between its last and next corner
 /// checks that it can still see the next corner, and plans again if not.
 const OFF_PATH_RADII: f64 = 2.0;
@@ -626,6 +633,14 @@ impl World {
         } else {
             DVec2::ZERO
         };
+        // A rail agent released from a jam that the solver has brought to a halt short of its
+        // goal steps to its right: released face to face on an aisle's axis, two agents'
+        // half-planes are exact mirrors and ORCA holds both at zero for good.
+        let halted = free.velocity.length() < STUCK_SPEED_FRACTION * wanted;
+        if free.released_at.is_some() && halted && wanted > 0.0 {
+            free.preferred =
+                DVec2::from_angle(-STUCK_TURN_DEGREES.to_radians()).rotate(free.preferred);
+        }
         free.preferred
     }
 

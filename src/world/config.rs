@@ -90,7 +90,7 @@ pub struct AvoidanceConfig {
     /// rail again once it walks clear of the others ([`crate::Order::Rejoin`];
     /// docs/ALGORITHM.md, "Jam release"), seconds. Free steering lets discs touch slightly
     /// (ORCA's overlaps), so this is for dense crowds where flow matters more than that: on the
-    /// committed `tradeshow-1000` it takes arrivals in 160 s from about 42 % to over 90 %.
+    /// committed `tradeshow-1000` it takes arrivals in 160 s from 417 to 985 of 1,000.
     /// Range 0 or [0.5, 600]; default 0: off, rail agents never leave their rails.
     pub jam_release: f64,
     /// The ORCA solver of free agents ([`crate::Locomotion::Orca`]); see [`OrcaConfig`] for
