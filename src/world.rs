@@ -495,7 +495,8 @@ impl World {
     /// This is also how a host moves an agent that has drifted from its rail: a rail agent's
     /// position is always its rail at the reported arclength (there is no way to report it
     /// elsewhere; [`World::set_position`] refuses rail agents), so give it a new rail from where
-    /// it is.
+    /// it is. A rail agent steering freely since a jam release ([`Agent::is_released`]) is back
+    /// on a rail: its release ends.
     pub fn set_rail(
         &mut self,
         key: AgentKey,
@@ -515,8 +516,14 @@ impl World {
         if agent.desc.locomotion.is_free() {
             return Err(WorldError::NotRail(key));
         }
+        if agent.is_released() {
+            // The host takes it back onto a rail: the release ends.
+            agent.free = None;
+        }
         agent.rail = Some(rail);
         agent.motion = Motion::standing(0.0);
+        // Its standing clock (the jam release's) starts again with its next report.
+        agent.stood_since = f64::INFINITY;
         agent.invalid_motion = false;
         agent.reset_resolution();
         self.rail_serial += 1;
@@ -571,12 +578,16 @@ impl World {
         Ok(rail)
     }
 
-    /// Take the agent's rail away: it stands where it is, as a stationary agent.
+    /// Take the agent's rail away: it stands where it is, as a stationary agent (a released
+    /// agent too: its release ends).
     pub fn clear_rail(&mut self, key: AgentKey) -> Result<(), WorldError> {
         let agent = self
             .agents
             .get_mut(key)
             .ok_or(WorldError::UnknownAgent(key))?;
+        if agent.is_released() {
+            agent.free = None;
+        }
         agent.desc.position = agent.position;
         agent.rail = None;
         agent.narrows = None;

@@ -187,3 +187,37 @@ fn a_released_agent_halted_short_of_its_goal_steps_to_its_right() {
     let turned = DVec2::from_angle(-30f64.to_radians()).rotate(v(1.4, 0.0));
     assert!(halted.distance(turned) < 1e-9, "{halted}");
 }
+
+#[test]
+fn a_new_rail_from_the_host_ends_a_release() {
+    let (mut world, walker, blocker) = blocked_door(1.0);
+    let (order, _) = stand_until_told(&mut world, walker, 5.0).expect("an order");
+    assert!(matches!(order, Order::Release { .. }), "{order:?}");
+    world.remove_agent(blocker).unwrap();
+    world
+        .set_rail(
+            walker,
+            Rail::from_points(&[v(8.9, 5.0), v(14.0, 5.0)]).unwrap(),
+        )
+        .unwrap();
+    assert!(!world.agent(walker).unwrap().is_released());
+    // A rail agent again: reported on its rail, not steered, and told to start.
+    world.begin_frame(DT);
+    world.set_motion(walker, Motion::standing(0.0)).unwrap();
+    let mut steers = Vec::new();
+    world.steer_all(DT, &mut steers);
+    assert!(steers.iter().all(|s| s.key != walker), "{steers:?}");
+    let order = world.query(walker).unwrap();
+    assert!(
+        matches!(order, Order::Start { .. }),
+        "the door is clear: {order:?}"
+    );
+    // Taking its rail away after another release leaves it standing, not steered.
+    let (mut world, walker, _) = blocked_door(1.0);
+    stand_until_told(&mut world, walker, 5.0).expect("an order");
+    world.clear_rail(walker).unwrap();
+    assert!(!world.agent(walker).unwrap().is_released());
+    world.begin_frame(DT);
+    world.steer_all(DT, &mut steers);
+    assert!(steers.iter().all(|s| s.key != walker), "{steers:?}");
+}
