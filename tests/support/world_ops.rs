@@ -104,6 +104,8 @@ pub struct Script {
     steers: Vec<Steer>,
     /// Calls made (for messages).
     pub calls: usize,
+    /// Jam releases ordered so far.
+    pub releases: usize,
 }
 
 /// Run the script in `bytes` to its end, checking the invariants after every call; panics on a
@@ -132,6 +134,7 @@ pub fn run_script(bytes: &[u8]) -> Script {
         orders: Vec::new(),
         steers: Vec::new(),
         calls: 0,
+        releases: 0,
     };
     while script.step(&mut input).is_some() {
         script.calls += 1;
@@ -533,6 +536,7 @@ impl Script {
                 let agent = self.world.agent(key).expect("live");
                 assert!(agent.is_released() && agent.rail().is_none(), "{order:?}");
                 self.rail_on_mesh.remove(&key);
+                self.releases += 1;
             }
             Order::Rejoin { rail, speed } => {
                 assert!(speed.is_finite() && *speed > 0.0, "{order:?}");
@@ -626,8 +630,8 @@ fn next_motion(desc: &AgentDesc, motion: Motion, rail: &Rail, dt: f64) -> Motion
 /// by a fuzzer: each returns the bytes [`run_script`] reads as that call.
 pub mod encode {
     /// The first byte: the level (index into the fixture list) and whether overlap is allowed.
-    pub fn header(level: u8, allow_overlap: bool) -> Vec<u8> {
-        vec![level | if allow_overlap { 0x80 } else { 0 }]
+    pub fn header(level: u8, allow_overlap: bool, jam_release: bool) -> Vec<u8> {
+        vec![level | if allow_overlap { 0x80 } else { 0 } | if jam_release { 0x40 } else { 0 }]
     }
 
     /// A fraction of the (widened) level bounds as the script's two-byte number.
