@@ -517,13 +517,13 @@ impl World {
             return Err(WorldError::NotRail(key));
         }
         if agent.is_released() {
-            // The host takes it back onto a rail: the release ends.
+            // The host takes it back onto a rail: the release ends, and its standing clock (the
+            // jam release's) starts again with its next report.
             agent.free = None;
+            agent.stood_since = f64::INFINITY;
         }
         agent.rail = Some(rail);
         agent.motion = Motion::standing(0.0);
-        // Its standing clock (the jam release's) starts again with its next report.
-        agent.stood_since = f64::INFINITY;
         agent.invalid_motion = false;
         agent.reset_resolution();
         self.rail_serial += 1;
