@@ -464,3 +464,61 @@ fn cli_bad_input_exits_2_naming_the_file_and_line() {
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn cli_writes_the_avoidance_settings_asked_for_and_refuses_bad_ones() {
+    let dir = scratch("avoidance");
+    let scenario = dir.join("simple-release.json");
+    let out = sidestep(&[
+        "import",
+        "menge",
+        "fixtures/import/simple.nav",
+        "--agents",
+        "10",
+        "--radius",
+        "0.25",
+        "--avoidance",
+        r#"{"jam_release": 2, "orca": {"substeps": 4}}"#,
+        "-o",
+        scenario.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let loaded = Scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(loaded.avoidance.jam_release, 2.0);
+    assert_eq!(loaded.avoidance.orca.substeps, 4);
+    // The fields it does not name keep their defaults for the agents' radius.
+    assert_eq!(
+        loaded.avoidance.margin,
+        sidestep::AvoidanceConfig::from_agent_radius(0.25).margin
+    );
+    for (bad, says) in [
+        (r#"{"jam_relase": 2}"#, "unknown field `jam_relase`"),
+        (
+            r#"{"jam_release": 0.1}"#,
+            "avoidance.jam_release = 0.1 is out of range",
+        ),
+        ("[2]", "is not a JSON object"),
+        ("{", "is not JSON"),
+    ] {
+        let out = sidestep(&[
+            "import",
+            "menge",
+            "fixtures/import/simple.nav",
+            "--agents",
+            "10",
+            "--avoidance",
+            bad,
+            "-o",
+            dir.join("bad.json").to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{bad}: {stderr}");
+        assert!(!dir.join("bad.json").exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
