@@ -50,6 +50,15 @@ fn stand_until_told(world: &mut World, walker: AgentKey, seconds: f64) -> Option
     None
 }
 
+/// [`blocked_door`] with a release time of 1 s, played until the walker's release; and when
+/// (world clock, seconds).
+fn released_at_the_door() -> (World, AgentKey, AgentKey, f64) {
+    let (mut world, walker, blocker) = blocked_door(1.0);
+    let (order, at) = stand_until_told(&mut world, walker, 5.0).expect("an order");
+    assert!(matches!(order, Order::Release { .. }), "{order:?}");
+    (world, walker, blocker, at)
+}
+
 #[test]
 fn an_agent_stuck_for_the_release_time_leaves_its_rail_for_free_steering() {
     let (mut world, walker, _) = blocked_door(1.0);
@@ -102,9 +111,7 @@ fn without_a_release_time_an_agent_waits_on_its_rail() {
 
 #[test]
 fn a_released_agent_clear_of_the_others_rejoins_a_rail_to_its_goal() {
-    let (mut world, walker, blocker) = blocked_door(1.0);
-    let (order, released_at) = stand_until_told(&mut world, walker, 5.0).expect("an order");
-    assert!(matches!(order, Order::Release { .. }), "{order:?}");
+    let (mut world, walker, blocker, released_at) = released_at_the_door();
     // The door clears; the host moves the agent by the solver's velocities.
     world.remove_agent(blocker).unwrap();
     let (mut position, mut velocity) = (v(8.9, 5.0), DVec2::ZERO);
@@ -167,9 +174,7 @@ fn a_release_time_out_of_range_is_refused_by_name() {
 
 #[test]
 fn a_released_agent_halted_short_of_its_goal_steps_to_its_right() {
-    let (mut world, walker, _) = blocked_door(1.0);
-    let (order, _) = stand_until_told(&mut world, walker, 5.0).expect("an order");
-    assert!(matches!(order, Order::Release { .. }), "{order:?}");
+    let (mut world, walker, _, _) = released_at_the_door();
     let preferred_after = |world: &mut World, velocity: DVec2| {
         world.begin_frame(DT);
         world
@@ -190,9 +195,7 @@ fn a_released_agent_halted_short_of_its_goal_steps_to_its_right() {
 
 #[test]
 fn a_new_rail_from_the_host_ends_a_release() {
-    let (mut world, walker, blocker) = blocked_door(1.0);
-    let (order, _) = stand_until_told(&mut world, walker, 5.0).expect("an order");
-    assert!(matches!(order, Order::Release { .. }), "{order:?}");
+    let (mut world, walker, blocker, _) = released_at_the_door();
     world.remove_agent(blocker).unwrap();
     world
         .set_rail(
@@ -213,8 +216,7 @@ fn a_new_rail_from_the_host_ends_a_release() {
         "the door is clear: {order:?}"
     );
     // Taking its rail away after another release leaves it standing, not steered.
-    let (mut world, walker, _) = blocked_door(1.0);
-    stand_until_told(&mut world, walker, 5.0).expect("an order");
+    let (mut world, walker, _, _) = released_at_the_door();
     world.clear_rail(walker).unwrap();
     assert!(!world.agent(walker).unwrap().is_released());
     world.begin_frame(DT);

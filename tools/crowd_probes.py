@@ -33,9 +33,11 @@ agents at other time steps), to be played with `sidestep run FILE --json`.
         agents of docs/ROBUSTNESS.md, session 44; `python3 tools/compare_fixtures.py --scenarios
         DIR OLD NEW` sums their arrivals, collisions and flips
     python3 tools/crowd_probes.py variant SCENARIO --out FILE [--avoidance JSON]
-        [--radius R] [--depart-spread SECONDS] [--mode MODE]
-        a copy with avoidance settings, every radius set to R, departures spread evenly, or
-        every agent in MODE (`orca`, say: the velocity-space fallback's figures for scale)
+        [--add-avoidance JSON] [--radius R] [--depart-spread SECONDS] [--mode MODE]
+        a copy with avoidance settings (--avoidance replaces the scenario's object;
+        --add-avoidance sets the fields it names in it, `orca` and `ttc` field by field), every
+        radius set to R, departures spread evenly, or every agent in MODE (`orca`, say: the
+        velocity-space fallback's figures for scale)
 
 Levels are written as absolute paths, so the files play from anywhere. Deterministic (seeded
 Python `random`). Standard library only.
@@ -196,7 +198,8 @@ def main():
     p = sub.add_parser("variant")
     p.add_argument("scenario")
     p.add_argument("--out", required=True)
-    p.add_argument("--avoidance", help="a JSON object of AvoidanceConfig fields")
+    p.add_argument("--avoidance", help="a JSON object of AvoidanceConfig fields (replaces)")
+    p.add_argument("--add-avoidance", help="a JSON object of AvoidanceConfig fields (merged)")
     p.add_argument("--radius", type=float)
     p.add_argument("--depart-spread", type=float)
     p.add_argument("--mode", choices=["rail", "orca", "ttc"])
@@ -220,6 +223,14 @@ def main():
         scenario = load(args.scenario)
         if args.avoidance:
             scenario["avoidance"] = json.loads(args.avoidance)
+        if args.add_avoidance:
+            merged = dict(scenario.get("avoidance") or {})
+            for field, value in json.loads(args.add_avoidance).items():
+                if isinstance(value, dict) and isinstance(merged.get(field), dict):
+                    merged[field] = dict(merged[field], **value)
+                else:
+                    merged[field] = value
+            scenario["avoidance"] = merged
         if args.radius:
             for agent in scenario["agents"]:
                 agent["radius"] = args.radius

@@ -65,7 +65,7 @@ pub(super) fn release(world: &World, key: AgentKey) -> Option<Decision> {
 /// The decision for an agent steering freely since a release: an [`Order::Rejoin`] when it
 /// has walked clear of the others, else [`Order::Continue`] (its velocity comes from
 /// [`World::steer_all`]).
-pub(super) fn rejoin(world: &World, key: AgentKey, candidates: &mut Vec<u32>) -> Decision {
+pub(super) fn rejoin(world: &World, key: AgentKey) -> Decision {
     let keep = Decision::new(Order::Continue);
     let agent = &world.agents[key];
     let Some(free) = agent.free.as_deref() else {
@@ -92,18 +92,12 @@ pub(super) fn rejoin(world: &World, key: AgentKey, candidates: &mut Vec<u32>) ->
         + 2.0 * config.margin
         + desc.stop_distance(speed)
         + speed * (config.horizon + REJOIN_CLEAR_EXTRA);
-    candidates.clear();
-    world
-        .grid
-        .near(position, room + world.max_radius, candidates);
-    for &i in candidates.iter() {
-        if world.dense[i as usize] == key {
-            continue;
-        }
-        let other = &world.hot[i as usize];
-        if other.position.distance(position) < room + other.radius {
-            return keep;
-        }
+    let crowded = world.grid.any_near(position, room + world.max_radius, |i| {
+        let other = &world.hot[i];
+        world.dense[i] != key && other.position.distance(position) < room + other.radius
+    });
+    if crowded {
+        return keep;
     }
     // A rail from here to the goal, leaving in the agent's direction of travel.
     let mesh = world.level().navmesh();
@@ -129,41 +123,60 @@ pub(super) fn rejoin(world: &World, key: AgentKey, candidates: &mut Vec<u32>) ->
 }
 
 impl World {
+    /// Apply an [`Order::Release`] or an [`Order::Rejoin`] to the world's copy of the agent
+    /// (the last step of [`World::apply`]'s decision): its rail and free state, its last order,
+    /// its flat copy and its place in the index of rail ends. A release that finds no corner
+    /// path becomes a wait (see [`World::apply_release`]).
+    pub(super) fn apply_mode_change(&mut self, key: AgentKey, order: &mut Order) {
+        let Some(slot) = self.agents.get(key).map(|a| a.slot as usize) else {
+            return;
+        };
+        match order {
+            Order::Release { goal } => {
+                let goal = *goal;
+                self.apply_release(key, goal, order);
+            }
+            Order::Rejoin { rail, speed } => {
+                let (rail, speed) = (rail.clone(), *speed);
+                self.apply_rejoin(key, &rail, speed);
+            }
+            _ => return,
+        }
+        let now = self.time();
+        let agent = &mut self.agents[key];
+        agent.last_order = order.kind();
+        agent.last_order_time = now;
+        self.refresh(key);
+        self.spots.mark_moved(slot);
+    }
+
     /// Apply an [`Order::Release`]: the agent drops its rail and becomes a free agent bound for
     /// `goal`, standing where it is. When no corner path to `goal` is found for its radius, it
     /// keeps its rail, the order becomes a wait and the jam clock starts again.
-    pub(super) fn apply_release(&mut self, key: AgentKey, goal: DVec2, order: &mut Order) {
+    fn apply_release(&mut self, key: AgentKey, goal: DVec2, order: &mut Order) {
         let now = self.time();
-        let Some(agent) = self.agents.get_mut(key) else {
-            return;
-        };
-        let position = agent.position();
-        let options = crate::level::PathOptions::from_agent_radius(agent.desc.radius);
-        let Ok(path) = self.level().navmesh().find_path(position, goal, &options) else {
-            let agent = &mut self.agents[key];
-            agent.stood_since = now;
+        let Ok(path) = self.free_path(key, goal) else {
+            self.agents[key].stood_since = now;
             *order = Order::Wait { clear_in: None };
             return;
         };
         let agent = &mut self.agents[key];
+        agent.desc.position = agent.position();
         agent.rail = None;
         agent.narrows = None;
         agent.motion = Motion::standing(0.0);
         agent.reset_resolution();
-        agent.desc.position = position;
         agent.free = Some(Box::new(crate::steer::FreeState {
-            goal: Some(goal),
-            next: 1.min(path.corners.len().saturating_sub(1)),
             released_at: Some(now),
             ..Default::default()
         }));
         self.ensure_obstacles();
-        self.set_corners(key, &path);
+        self.take_free_path(key, goal, &path);
     }
 
     /// Apply an [`Order::Rejoin`]: the free agent takes `rail`, moving at `speed` from its
     /// start, as a rail agent again.
-    pub(super) fn apply_rejoin(&mut self, key: AgentKey, rail: &Arc<Rail>, speed: f64) {
+    fn apply_rejoin(&mut self, key: AgentKey, rail: &Arc<Rail>, speed: f64) {
         self.rail_serial += 1;
         let serial = self.rail_serial;
         let Some(agent) = self.agents.get_mut(key) else {

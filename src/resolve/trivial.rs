@@ -422,28 +422,8 @@ impl World {
                 }
                 return;
             }
-            Order::Release { goal } => {
-                let goal = *goal;
-                let slot = agent.slot as usize;
-                self.apply_release(key, goal, &mut decision.order);
-                if let Some(agent) = self.agents.get_mut(key) {
-                    agent.last_order = decision.order.kind();
-                    agent.last_order_time = now;
-                }
-                self.refresh(key);
-                self.spots.mark_moved(slot);
-                return;
-            }
-            Order::Rejoin { rail, speed } => {
-                let (rail, speed) = (rail.clone(), *speed);
-                let slot = agent.slot as usize;
-                self.apply_rejoin(key, &rail, speed);
-                if let Some(agent) = self.agents.get_mut(key) {
-                    agent.last_order = OrderKind::Rejoin;
-                    agent.last_order_time = now;
-                }
-                self.refresh(key);
-                self.spots.mark_moved(slot);
+            Order::Release { .. } | Order::Rejoin { .. } => {
+                self.apply_mode_change(key, &mut decision.order);
                 return;
             }
             Order::ChangeSpeed { speed } => agent.motion.speed = *speed,
@@ -636,7 +616,7 @@ fn decide(
     }
     let Some(rail) = agent.rail() else {
         // Free since a jam release: back on a rail once clear.
-        return super::jam::rejoin(world, key, candidates);
+        return super::jam::rejoin(world, key);
     };
     // 1b. Stood in a jam for the release time: steer freely (off by default).
     if let Some(release) = super::jam::release(world, key) {

@@ -193,25 +193,31 @@ impl World {
     /// where it is. Errors: an unknown key, a rail agent ([`WorldError::NotFree`]), a goal off
     /// the mesh or unreachable.
     pub fn set_goal(&mut self, key: AgentKey, goal: DVec2) -> Result<(), WorldError> {
-        let agent = self.agent(key)?;
-        if agent.free.is_none() {
+        if self.agent(key)?.free.is_none() {
             return Err(WorldError::NotFree(key));
         }
+        let path = self.free_path(key, goal)?;
+        self.take_free_path(key, goal, &path);
+        Ok(())
+    }
+
+    /// The corner path a free agent would walk from where agent `key` is to `goal` (planned
+    /// for its radius, as [`World::set_goal`] plans it).
+    pub(crate) fn free_path(&self, key: AgentKey, goal: DVec2) -> Result<Path, WorldError> {
+        let agent = self.agent(key)?;
         let options = PathOptions::from_agent_radius(agent.desc().radius);
-        let path = self
-            .level()
+        self.level()
             .navmesh()
             .find_path(agent.position(), goal, &options)
-            .map_err(|e| WorldError::Plan(e.into()))?;
-        let free = self
-            .free_agent_mut(key)?
-            .free
-            .as_mut()
-            .expect("checked free");
+            .map_err(|e| WorldError::Plan(e.into()))
+    }
+
+    /// Send free agent `key` along `path` (from [`World::free_path`]) to `goal`.
+    pub(crate) fn take_free_path(&mut self, key: AgentKey, goal: DVec2, path: &Path) {
+        let free = self.agents[key].free.as_mut().expect("a free agent");
         free.goal = Some(goal);
         free.next = 1.min(path.corners.len().saturating_sub(1));
-        self.set_corners(key, &path);
-        Ok(())
+        self.set_corners(key, path);
     }
 
     /// Give free agent `key` the corners of `path` (planned for its radius), keeping right:
@@ -219,7 +225,7 @@ impl World {
     /// radii (else half that) farther from the vertex, along the line from it, if the mesh
     /// leaves room there (no wall within a radius of the new point, and the straight ways from
     /// the corner before and to the corner after on the mesh); otherwise it stays.
-    pub(crate) fn set_corners(&mut self, key: AgentKey, path: &Path) {
+    fn set_corners(&mut self, key: AgentKey, path: &Path) {
         let agent = &mut self.agents[key];
         let radius = agent.desc.radius;
         let mut corners = std::mem::take(&mut agent.free.as_mut().expect("free").corners);
