@@ -357,6 +357,17 @@ fn sidestep(args: &[&str]) -> std::process::Output {
         .expect("the sidestep binary runs")
 }
 
+/// `sidestep ARGS`, which must succeed (its stderr is the failure message).
+fn sidestep_ok(args: &[&str]) -> std::process::Output {
+    let out = sidestep(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// A fresh directory under the target directory's temp area for files a test writes.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sidestep-import-{}-{name}", std::process::id()));
@@ -369,18 +380,13 @@ fn scratch(name: &str) -> PathBuf {
 fn cli_writes_a_level_and_a_scenario_that_load() {
     let dir = scratch("cli");
     let level = dir.join("arena.json");
-    let out = sidestep(&[
+    sidestep_ok(&[
         "import",
         "movingai",
         "fixtures/import/arena.map",
         "-o",
         level.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_eq!(
         Level::load(&level).unwrap().source(),
         arena().level.source()
@@ -388,7 +394,7 @@ fn cli_writes_a_level_and_a_scenario_that_load() {
 
     let scenario = dir.join("scenarios/arena-5.json");
     std::fs::create_dir_all(scenario.parent().unwrap()).unwrap();
-    let out = sidestep(&[
+    sidestep_ok(&[
         "import",
         "movingai",
         "fixtures/import/arena.map",
@@ -401,11 +407,6 @@ fn cli_writes_a_level_and_a_scenario_that_load() {
         "--level-out",
         level.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let text = std::fs::read_to_string(&scenario).unwrap();
     assert!(text.contains("\"level\": \"../arena.json\""), "{text}");
     let loaded = Scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
@@ -413,7 +414,7 @@ fn cli_writes_a_level_and_a_scenario_that_load() {
     assert_eq!(loaded.agents[0].desc.position, DVec2::new(1.5, 37.5));
 
     let random = dir.join("simple-20.json");
-    let out = sidestep(&[
+    sidestep_ok(&[
         "import",
         "menge",
         "fixtures/import/simple.nav",
@@ -426,11 +427,6 @@ fn cli_writes_a_level_and_a_scenario_that_load() {
         "-o",
         random.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let loaded = Scenario::load(&random).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(loaded.agents.len(), 20);
     assert!(dir.join("simple-20.level.json").exists());
@@ -469,7 +465,7 @@ fn cli_bad_input_exits_2_naming_the_file_and_line() {
 fn cli_writes_the_avoidance_settings_asked_for_and_refuses_bad_ones() {
     let dir = scratch("avoidance");
     let scenario = dir.join("simple-release.json");
-    let out = sidestep(&[
+    sidestep_ok(&[
         "import",
         "menge",
         "fixtures/import/simple.nav",
@@ -482,11 +478,6 @@ fn cli_writes_the_avoidance_settings_asked_for_and_refuses_bad_ones() {
         "-o",
         scenario.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let loaded = Scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(loaded.avoidance.jam_release, 2.0);
     assert_eq!(loaded.avoidance.orca.substeps, 4);
