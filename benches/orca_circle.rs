@@ -86,6 +86,7 @@ impl CircleState {
                 neighbour_distance: NEIGHBOUR_DISTANCE,
                 max_neighbours: MAX_NEIGHBOURS,
                 substeps: 1,
+                ..OrcaConfig::default()
             },
             ..AvoidanceConfig::default()
         };

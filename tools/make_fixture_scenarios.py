@@ -224,6 +224,12 @@ for k in range(20):
     circle.append(agent(p, q))
 S.append(scenario("circle-rail", "open-field", 60.0, circle))
 
+# The same circle steered by ORCA (session 46): the ring closed round the centre, each agent the
+# mirror image of itself across its line to the centre, and stood for good (none arrived) until
+# ORCA agents passed on the right (`OrcaConfig::pass_right_degrees`).
+ring = [dict(a, mode="orca") for a in circle]
+S.append(scenario("orca-ring-20", "open-field", 60.0, ring))
+
 # Twenty-four smaller agents (0.3 m) on the same circle: a walker sped up to 2.6 m/s for a graze
 # at the sweep's edge and the room-to-stop rule slowed it 0.23 s later, behind a walker
 # converging ahead (a flip, session 36; `tools/variant_scenarios.py --crowds`).

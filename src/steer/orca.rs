@@ -68,6 +68,16 @@ pub struct OrcaConfig {
     /// (Sunshine-Hill, "RVO and ORCA: how they really work", §19.7.2). Stored only; the caller
     /// loops. Range [1, 64]; default 1.
     pub substeps: u32,
+    /// Pass on the right, degrees: a free agent whose preferred velocity would bring it into
+    /// contact with a neighbour within `time_horizon` (the neighbour at its current velocity)
+    /// gets a preferred velocity turned right by this angle. Used by the caller (the world's
+    /// ORCA agents, [`crate::Locomotion::Orca`]; not rail agents released from a jam), not by
+    /// [`orca_velocity`]. Two agents meeting head-on both turn right and
+    /// pass left side to left side; the same side for everyone breaks ORCA's symmetric stalls
+    /// (a ring of agents meeting at a circle's centre, two crowds at one door), which mirror
+    /// images of one another cannot leave. 0 turns it off. Range [0, 90]; default 20, from
+    /// jittered runs of crowds (docs/ALGORITHM.md, "The velocity-space fallback").
+    pub pass_right_degrees: f64,
 }
 
 impl Default for OrcaConfig {
@@ -98,6 +108,7 @@ impl OrcaConfig {
             neighbour_distance: 10.0 * radius,
             max_neighbours: 10,
             substeps: 1,
+            pass_right_degrees: 20.0,
         }
     }
 
@@ -129,6 +140,13 @@ impl OrcaConfig {
         check("max_neighbours", n as f64, n <= 1000, "[0, 1000]")?;
         let s = self.substeps;
         check("substeps", f64::from(s), (1..=64).contains(&s), "[1, 64]")?;
+        let a = self.pass_right_degrees;
+        check(
+            "pass_right_degrees",
+            a,
+            (0.0..=90.0).contains(&a),
+            "[0, 90]",
+        )?;
         Ok(())
     }
 }
@@ -1189,5 +1207,12 @@ mod tests {
             ..OrcaConfig::default()
         };
         assert_eq!(bad.validate().unwrap_err().field, "time_horizon");
+        for degrees in [-1.0, 91.0, f64::INFINITY] {
+            let bad = OrcaConfig {
+                pass_right_degrees: degrees,
+                ..OrcaConfig::default()
+            };
+            assert_eq!(bad.validate().unwrap_err().field, "pass_right_degrees");
+        }
     }
 }
