@@ -69,8 +69,9 @@ pub struct OrcaConfig {
     /// loops. Range [1, 64]; default 1.
     pub substeps: u32,
     /// Pass on the right, degrees: a free agent whose preferred velocity would bring it into
-    /// contact with a neighbour within `time_horizon` (the neighbour at its current velocity)
-    /// gets a preferred velocity turned right by this angle. Used by the caller (the world's
+    /// contact with a neighbour within `time_horizon` (the neighbour at its current velocity;
+    /// not one crossing its way from the left within 15° of square) gets a preferred velocity
+    /// turned right by this angle. Used by the caller (the world's
     /// ORCA agents, [`crate::Locomotion::Orca`]; not rail agents released from a jam), not by
     /// [`orca_velocity`]. Two agents meeting head-on both turn right and
     /// pass left side to left side; the same side for everyone breaks ORCA's symmetric stalls
