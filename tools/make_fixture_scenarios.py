@@ -65,6 +65,12 @@ for k in range(4):
     cross.append(agent((14.2, 30 - lead), (14.2, 1 + 2 * k)))        # north to south
 S.append(scenario("crossroads-4-way", "crossroads", 60.0, cross))
 
+# The same streams steered by ORCA (session 46): passing on the right for every neighbour met
+# turned each stream into the way of the one crossing from its left at the crossing (travel time
+# ratio 1.80); a neighbour crossing from the left nearly square does not count (1.04).
+S.append(scenario("orca-crossroads-4-way", "crossroads", 60.0,
+                  [dict(a, mode="orca") for a in cross]))
+
 # One agent turns the corner of the L while another comes down the other arm into the elbow:
 # they would meet at the corner, out of each other's sight.
 S.append(scenario("l-corner", "l-corner", 40.0, [
