@@ -677,12 +677,13 @@ impl World {
     }
 
     /// The preferred velocity free agent `f`'s solver is given: its preferred velocity turned
-    /// right by [`crate::OrcaConfig::pass_right_degrees`] if walking at it would touch one of its
-    /// neighbours (at the neighbour's velocity) within the ORCA time horizon, other than one
+    /// right by [`crate::OrcaConfig::pass_right_degrees`] if walking at it would touch one of
+    /// its neighbours (at the neighbour's velocity) within the ORCA time horizon, other than one
     /// crossing its way from the left nearly square (see [`CROSSING_COSINE`]); unchanged for
     /// time-to-collision agents (their forces have their own sideways share), for rail agents
     /// released from a jam (on tradeshow-1000 passing right cost arrivals: 1,953 → 1,931 of
-    /// 2,000 over two jittered runs) and for agents with no such neighbour. Needs step 2's neighbour lists and rail agents' velocities.
+    /// 2,000 over two jittered runs) and for agents with no such neighbour. Needs step 2's
+    /// neighbour lists and rail agents' velocities.
     fn aim(&self, f: usize, scratch: &SteerScratch) -> DVec2 {
         let input = &scratch.inputs[f];
         let config = &self.config().orca;
@@ -691,7 +692,7 @@ impl World {
             return preferred;
         }
         let me = &scratch.bodies[scratch.free_agents[f] as usize];
-        let way = preferred.normalize();
+        let way = preferred.normalize_or_zero();
         let list = &scratch.neighbour_list
             [scratch.neighbour_start[f] as usize..scratch.neighbour_start[f + 1] as usize];
         let meets = list.iter().any(|&j| {
@@ -702,12 +703,16 @@ impl World {
                 me.radius + other.radius,
             )
             .is_some_and(|t| t < config.time_horizon);
+            if !soon {
+                return false;
+            }
             // One crossing from the left, nearly square, is left out (tested second: most
             // neighbours are not met soon).
-            let velocity = other.velocity;
-            soon && !(velocity.perp_dot(way) > 0.0
-                && velocity.length() > CROSSING_MIN_SPEED
-                && velocity.dot(way).abs() < CROSSING_COSINE * velocity.length())
+            let (velocity, speed) = (other.velocity, other.velocity.length());
+            let crossing_from_left = velocity.perp_dot(way) > 0.0
+                && speed > CROSSING_MIN_SPEED
+                && velocity.dot(way).abs() < CROSSING_COSINE * speed;
+            !crossing_from_left
         });
         if meets {
             DVec2::from_angle(-config.pass_right_degrees.to_radians()).rotate(preferred)

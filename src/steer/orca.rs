@@ -71,13 +71,13 @@ pub struct OrcaConfig {
     /// Pass on the right, degrees: a free agent whose preferred velocity would bring it into
     /// contact with a neighbour within `time_horizon` (the neighbour at its current velocity;
     /// not one crossing its way from the left within 15° of square) gets a preferred velocity
-    /// turned right by this angle. Used by the caller (the world's
-    /// ORCA agents, [`crate::Locomotion::Orca`]; not rail agents released from a jam), not by
-    /// [`orca_velocity`]. Two agents meeting head-on both turn right and
-    /// pass left side to left side; the same side for everyone breaks ORCA's symmetric stalls
-    /// (a ring of agents meeting at a circle's centre, two crowds at one door), which mirror
-    /// images of one another cannot leave. 0 turns it off. Range [0, 90]; default 20, from
-    /// jittered runs of crowds (docs/ALGORITHM.md, "The velocity-space fallback").
+    /// turned right by this angle. Used by the caller (the world's ORCA agents,
+    /// [`crate::Locomotion::Orca`]; not rail agents released from a jam), not by
+    /// [`orca_velocity`]. Two agents meeting head-on both turn right and pass left side to left
+    /// side; the same side for everyone breaks ORCA's symmetric stalls (a ring of agents
+    /// meeting at a circle's centre, two crowds at one door), which mirror images of one another
+    /// cannot leave. 0 turns it off. Range [0, 90]; default 20, from jittered runs of crowds
+    /// (docs/ALGORITHM.md, "The velocity-space fallback").
     pub pass_right_degrees: f64,
 }
 
