@@ -86,7 +86,10 @@ impl CircleState {
                 neighbour_distance: NEIGHBOUR_DISTANCE,
                 max_neighbours: MAX_NEIGHBOURS,
                 substeps: 1,
-                ..OrcaConfig::default()
+                // RVO2 has no such rule: off, so that both solvers get the same preferred
+                // velocities and give the same answers (its cost: docs/PERFORMANCE.md, "Pass on
+                // the right").
+                pass_right_degrees: 0.0,
             },
             ..AvoidanceConfig::default()
         };
