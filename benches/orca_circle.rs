@@ -12,6 +12,8 @@
 //! - `sidestep/N`: `World::steer_all` (neighbour grid, nearest neighbours, path following, the
 //!   ORCA half-planes and linear program, the mesh guard), on a clone of the world that has been
 //!   given the frame's positions and velocities (the clone and the reports are not timed);
+//! - `sidestep_pass_right/N`: the same with our default [`OrcaConfig::pass_right_degrees`]
+//!   (RVO2 has no such rule, so the two cases above run without it), from its own warm-up;
 //! - `dodgy_2d/N`: what a `dodgy_2d` user writes, since the crate leaves the neighbour search to
 //!   its caller (its own `Simulator` is an O(N²) demo): a `kiddo` k-d tree built over the
 //!   positions, the 10 nearest within 15 m of each agent, then
@@ -69,7 +71,8 @@ struct CircleState {
 }
 
 impl CircleState {
-    fn new(agents: usize) -> CircleState {
+    /// The state after the warm-up, played with `pass_right_degrees` (0 for RVO2's own rule).
+    fn new(agents: usize, pass_right_degrees: f64) -> CircleState {
         let r = circle_radius(agents);
         let half = r + 30.0;
         let level = Level::from_json(
@@ -86,10 +89,7 @@ impl CircleState {
                 neighbour_distance: NEIGHBOUR_DISTANCE,
                 max_neighbours: MAX_NEIGHBOURS,
                 substeps: 1,
-                // RVO2 has no such rule: off, so that both solvers get the same preferred
-                // velocities and give the same answers (its cost: docs/PERFORMANCE.md, "Pass on
-                // the right").
-                pass_right_degrees: 0.0,
+                pass_right_degrees,
             },
             ..AvoidanceConfig::default()
         };
@@ -257,7 +257,9 @@ fn bench_orca_circle(c: &mut Criterion) {
         Err(_) => CASES.to_vec(),
     };
     for agents in cases {
-        let state = CircleState::new(agents);
+        // RVO2 has no rule to pass on the right: off here, so that both solvers get the same
+        // preferred velocities and give the same answers.
+        let state = CircleState::new(agents, 0.0);
         let dodgy = state.dodgy_agents();
         let preferred = state.dodgy_preferred();
         // How the two answers compare on this state (not timed).
@@ -303,6 +305,23 @@ fn bench_orca_circle(c: &mut Criterion) {
                 black_box(&out);
             })
         });
+        // Our default, passing on the right, from its own warm-up (the band it reaches differs).
+        let passing = CircleState::new(agents, OrcaConfig::default().pass_right_degrees);
+        group.bench_with_input(
+            BenchmarkId::new("sidestep_pass_right", agents),
+            &passing,
+            |b, state| {
+                let mut out = Vec::with_capacity(agents);
+                b.iter_batched_ref(
+                    || state.world.clone(),
+                    |world| {
+                        world.steer_all(DT, &mut out);
+                        black_box(&out);
+                    },
+                    BatchSize::LargeInput,
+                )
+            },
+        );
     }
     group.finish();
 }
