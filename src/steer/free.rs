@@ -327,6 +327,8 @@ impl World {
     ///    reached, planning again when it has strayed out of sight of the next one);
     /// 2. neighbours: each free agent's nearest within its solver's neighbour distance (at most
     ///    its maximum count, nearest first, ties by key order), found once for all substeps;
+    ///    an ORCA agent about to meet one of them aims to pass it on the right
+    ///    ([`crate::OrcaConfig::pass_right_degrees`]);
     /// 3. the solver, `substeps` times (ORCA; once for time-to-collision forces), every agent
     ///    against its neighbours' velocities of the previous substep (rail agents at their
     ///    motion along their rails, taking no part in the avoidance);
