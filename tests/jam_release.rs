@@ -223,3 +223,73 @@ fn a_new_rail_from_the_host_ends_a_release() {
     world.steer_all(DT, &mut steers);
     assert!(steers.iter().all(|s| s.key != walker), "{steers:?}");
 }
+
+/// A rail agent at the end of its rail on `open-field` (with `jam_release`), and a free ORCA
+/// agent at `free_at`; the rail agent's order after one frame.
+fn arrived_agent_order(jam_release: f64, free_at: DVec2, free: bool) -> Order {
+    let config = AvoidanceConfig {
+        jam_release,
+        ..AvoidanceConfig::default()
+    };
+    let mut world = World::new(level("open-field"), config).unwrap();
+    let arrived = world
+        .add_agent(AgentDesc {
+            position: v(10.0, 15.0),
+            ..AgentDesc::default()
+        })
+        .unwrap();
+    world
+        .set_rail(
+            arrived,
+            Rail::from_points(&[v(10.0, 15.0), v(12.0, 15.0)]).unwrap(),
+        )
+        .unwrap();
+    let other = world
+        .add_agent(AgentDesc {
+            position: free_at,
+            locomotion: if free {
+                Locomotion::Orca
+            } else {
+                Locomotion::Rail
+            },
+            ..AgentDesc::default()
+        })
+        .unwrap();
+    world.begin_frame(DT);
+    world.set_motion(arrived, Motion::standing(2.0)).unwrap();
+    if free {
+        world.set_free_motion(other, free_at, DVec2::ZERO).unwrap();
+    }
+    world.query(arrived).unwrap()
+}
+
+/// At its goal a rail agent is a wall to free agents, which take all the avoidance; with the
+/// release on, it steps aside as a free agent once one comes near (its disc within its radius
+/// + 1 m), as ORCA agents at their goals give way and come back.
+#[test]
+fn an_arrived_rail_agent_gives_way_to_a_free_agent_coming_near() {
+    // Discs 1.3 m apart (centres 2.1 m): within its radius + 1 m.
+    let near = v(14.1, 15.0);
+    let Order::Release { goal } = arrived_agent_order(2.0, near, true) else {
+        panic!("expected a release");
+    };
+    assert_eq!(
+        goal,
+        v(12.0, 15.0),
+        "it steers to its goal, where it stands"
+    );
+    // Discs 1.5 m apart: it stays on its rail.
+    assert_eq!(
+        arrived_agent_order(2.0, v(14.3, 15.0), true),
+        Order::Continue
+    );
+    // Not without the release, nor for a rail agent coming near.
+    assert!(!matches!(
+        arrived_agent_order(0.0, near, true),
+        Order::Release { .. }
+    ));
+    assert!(!matches!(
+        arrived_agent_order(2.0, near, false),
+        Order::Release { .. }
+    ));
+}
