@@ -88,9 +88,11 @@ pub struct AvoidanceConfig {
     /// A rail agent that has stood this long wanting to go (a jam) leaves its rail and steers
     /// freely toward its goal with the ORCA solver ([`crate::Order::Release`]), and takes a
     /// rail again once it walks clear of the others ([`crate::Order::Rejoin`];
-    /// docs/ALGORITHM.md, "Jam release"), seconds. Free steering lets discs touch slightly
-    /// (ORCA's overlaps), so this is for dense crowds where flow matters more than that: on the
-    /// committed `tradeshow-1000` it takes arrivals in 160 s from 417 to 985 of 1,000.
+    /// docs/ALGORITHM.md, "Jam release"), seconds. With it set, a rail agent standing at its
+    /// goal also steps aside as a free agent when a free agent comes near. Free steering lets
+    /// discs touch slightly (ORCA's overlaps), so this is for dense crowds where flow matters
+    /// more than that: on the committed `tradeshow-1000` it takes arrivals in 160 s from 417 to
+    /// 983 of 1,000.
     /// Range 0 or [0.5, 600]; default 0: off, rail agents never leave their rails.
     pub jam_release: f64,
     /// The ORCA solver of free agents ([`crate::Locomotion::Orca`]); see [`OrcaConfig`] for
