@@ -14,25 +14,33 @@ const DT: f64 = 1.0 / 30.0;
 /// standing in the door with nowhere to go, and the default agent at (6, 5) with a rail through
 /// the door to (14, 5): it can neither pass nor go round.
 fn blocked_door(jam_release: f64) -> (World, AgentKey, AgentKey) {
+    let mut world = world_with_release("doorway", jam_release);
+    let blocker = stander(&mut world, v(10.0, 5.0));
+    let walker = railed(&mut world, v(8.9, 5.0), v(14.0, 5.0));
+    (world, walker, blocker)
+}
+
+/// A world on the fixture level `name` with `jam_release`, the rest default.
+fn world_with_release(name: &str, jam_release: f64) -> World {
     let config = AvoidanceConfig {
         jam_release,
         ..AvoidanceConfig::default()
     };
-    let mut world = World::new(level("doorway"), config).unwrap();
-    let blocker = stander(&mut world, v(10.0, 5.0));
-    let walker = world
+    World::new(level(name), config).unwrap()
+}
+
+/// The default agent at `from` with a straight rail to `to`.
+fn railed(world: &mut World, from: DVec2, to: DVec2) -> AgentKey {
+    let key = world
         .add_agent(AgentDesc {
-            position: v(8.9, 5.0),
+            position: from,
             ..AgentDesc::default()
         })
         .unwrap();
     world
-        .set_rail(
-            walker,
-            Rail::from_points(&[v(8.9, 5.0), v(14.0, 5.0)]).unwrap(),
-        )
+        .set_rail(key, Rail::from_points(&[from, to]).unwrap())
         .unwrap();
-    (world, walker, blocker)
+    key
 }
 
 /// Play frames with the walker standing at the start of its rail until it gets an order other
@@ -227,23 +235,8 @@ fn a_new_rail_from_the_host_ends_a_release() {
 /// A rail agent at the end of its rail on `open-field` (with `jam_release`), and a free ORCA
 /// agent at `free_at`; the rail agent's order after one frame.
 fn arrived_agent_order(jam_release: f64, free_at: DVec2, free: bool) -> Order {
-    let config = AvoidanceConfig {
-        jam_release,
-        ..AvoidanceConfig::default()
-    };
-    let mut world = World::new(level("open-field"), config).unwrap();
-    let arrived = world
-        .add_agent(AgentDesc {
-            position: v(10.0, 15.0),
-            ..AgentDesc::default()
-        })
-        .unwrap();
-    world
-        .set_rail(
-            arrived,
-            Rail::from_points(&[v(10.0, 15.0), v(12.0, 15.0)]).unwrap(),
-        )
-        .unwrap();
+    let mut world = world_with_release("open-field", jam_release);
+    let arrived = railed(&mut world, v(10.0, 15.0), v(12.0, 15.0));
     let other = world
         .add_agent(AgentDesc {
             position: free_at,
