@@ -215,6 +215,38 @@ fn a_free_agent_gives_way_to_a_rail_agent_that_does_not_react() {
     assert!(closest >= 0.8 * 0.99, "closest {closest}");
 }
 
+/// A rail agent starting beside an ORCA agent's way: it turns on the spot for a moment, then
+/// walks away down its rail (south-east) as the ORCA agent, walking east 0.5 m off its line,
+/// comes by. Seen only at its average velocity over the next half second, it looked already
+/// gone, and the ORCA agent cut into where it still stood (1.7 % deep).
+#[test]
+fn an_orca_agent_keeps_clear_of_a_rail_agent_starting_beside_its_way() {
+    for depart in [1.3, 1.4, 1.5, 1.6, 1.7] {
+        let text = serde_json::json!({
+            "name": "starting-beside",
+            "level": "../levels/open-field.json",
+            "dt": 1.0 / 30.0, "duration": 12.0,
+            "agents": [
+                { "start": [15.0, 15.0], "goal": [18.0, 12.0], "radius": 0.4,
+                  "speeds": [0.8, 1.4, 2.6], "speed": 1.4, "depart": depart, "mode": "rail" },
+                { "start": [12.0, 15.5], "goal": [20.0, 15.5], "radius": 0.4,
+                  "speeds": [0.8, 1.4, 2.6], "speed": 1.4, "mode": "orca" }
+            ]
+        })
+        .to_string();
+        let base =
+            std::path::PathBuf::from(format!("{}/fixtures/scenarios", env!("CARGO_MANIFEST_DIR")));
+        let scenario = Scenario::from_json(&text, "starting-beside", Some(&base)).unwrap();
+        let mut sim = Simulation::new(&scenario).unwrap();
+        while !sim.finished() {
+            sim.step();
+        }
+        let metrics = sim.metrics();
+        assert_eq!(metrics.max_penetration, 0.0, "departing at {depart} s");
+        assert_eq!(metrics.reached, 2, "departing at {depart} s");
+    }
+}
+
 #[test]
 fn free_agent_calls_on_rail_agents_and_off_mesh_reports_are_errors() {
     let mut world = world_on("open-field");
