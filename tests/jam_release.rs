@@ -286,3 +286,47 @@ fn an_arrived_rail_agent_gives_way_to_a_free_agent_coming_near() {
         Order::Release { .. }
     ));
 }
+
+/// The built-in host moves an agent released this frame at the velocity the free agents' solver
+/// gave it this frame: its neighbours counted on its share of the avoidance. The host used to
+/// apply the release after the solver's velocities and stand it still for a frame, and a
+/// released agent walking past slid into it (tradeshow-1000: 16 of its 41 contacts began in a
+/// release frame).
+#[test]
+fn an_agent_released_this_frame_moves_at_this_frames_velocity() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/scenarios/tradeshow-300.json"
+    );
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    json["avoidance"] = serde_json::json!({ "jam_release": 2.0 });
+    json["duration"] = serde_json::json!(8.0);
+    let base = std::path::Path::new(path).parent();
+    let scenario = Scenario::from_json(&json.to_string(), "tradeshow-300", base).unwrap();
+    let mut sim = Simulation::new(&scenario).unwrap();
+    let (mut released, mut moved) = (0, 0);
+    while !sim.finished() {
+        let before: Vec<DVec2> = sim.agents().iter().map(|a| a.position).collect();
+        let logged = sim.log.len();
+        sim.step();
+        for record in &sim.log[logged..] {
+            if let Order::Release { .. } = record.order {
+                released += 1;
+                let agent = &sim.agents()[record.agent];
+                let step = agent.position - before[record.agent];
+                assert!(
+                    (step - agent.velocity * scenario.dt).length() < 1e-9,
+                    "agent {} at {} s",
+                    record.agent,
+                    record.time
+                );
+                moved += usize::from(step.length() > 0.0);
+            }
+        }
+    }
+    assert!(
+        released >= 10 && moved * 2 >= released,
+        "{moved} of {released} moved"
+    );
+}

@@ -363,7 +363,7 @@ impl Simulation {
     /// 1. departures: agents whose time has come get their rail;
     /// 2. the host reports every rail agent's motion;
     /// 3. the avoidance update (timed): every agent queried in key order;
-    /// 4. the orders are applied;
+    /// 4. the orders are applied, then the free agents' velocities;
     /// 5. agents move by one time step;
     /// 6. measurement: off-mesh centres, contacts.
     pub fn step(&mut self) {
@@ -404,11 +404,6 @@ impl Simulation {
         self.world.query_all(&mut self.orders);
         self.world.steer_all(dt, &mut self.steers);
         self.timings_us.push(started.elapsed().as_secs_f64() * 1e6);
-        for steer in &self.steers {
-            if let Some(&i) = self.index_of.get(steer.key) {
-                self.agents[i].velocity = steer.velocity;
-            }
-        }
         // 4. Orders.
         for a in &mut self.agents {
             a.order = None;
@@ -445,6 +440,14 @@ impl Simulation {
                     order: order.clone(),
                 });
                 a.order = Some(order);
+            }
+        }
+        // The free agents' velocities, after the orders: an agent released this frame is
+        // already steered by this frame's solver (its neighbours counted on its share of the
+        // avoidance), and its release must not stand it still for a frame.
+        for steer in &self.steers {
+            if let Some(&i) = self.index_of.get(steer.key) {
+                self.agents[i].velocity = steer.velocity;
             }
         }
         // 5. Motion.
@@ -575,7 +578,8 @@ fn apply_order(a: &mut HostAgent, order: &Order, yielding: bool) -> Option<Chang
             Some(Change::Reroute(reroute.side))
         }
         Order::Release { .. } => {
-            // It stands until the free agents' solver gives it a velocity.
+            // Its velocity comes from the free agents' solver, which steers it from this frame
+            // on (`Simulation::step` applies the solver's velocities after the orders).
             a.released = true;
             a.phase = HostPhase::Standing;
             a.velocity = DVec2::ZERO;
