@@ -12,8 +12,9 @@
 //! - `sidestep/N`: `World::steer_all` (neighbour grid, nearest neighbours, path following, the
 //!   ORCA half-planes and linear program, the mesh guard), on a clone of the world that has been
 //!   given the frame's positions and velocities (the clone and the reports are not timed);
-//! - `sidestep_pass_right/N`: the same with our default [`OrcaConfig::pass_right_degrees`]
-//!   (RVO2 has no such rule, so the two cases above run without it), from its own warm-up;
+//! - `sidestep_pass_right/N`: the same with our defaults [`OrcaConfig::pass_right_degrees`]
+//!   and [`OrcaConfig::radius_margin`] (RVO2 has neither, so the two cases above run without
+//!   them), from its own warm-up;
 //! - `dodgy_2d/N`: what a `dodgy_2d` user writes, since the crate leaves the neighbour search to
 //!   its caller (its own `Simulator` is an O(N²) demo): a `kiddo` k-d tree built over the
 //!   positions, the 10 nearest within 15 m of each agent, then
@@ -71,8 +72,9 @@ struct CircleState {
 }
 
 impl CircleState {
-    /// The state after the warm-up, played with `pass_right_degrees` (0 for RVO2's own rule).
-    fn new(agents: usize, pass_right_degrees: f64) -> CircleState {
+    /// The state after the warm-up, played with `pass_right_degrees` and `radius_margin` (both 0
+    /// for RVO2's own rule).
+    fn new(agents: usize, pass_right_degrees: f64, radius_margin: f64) -> CircleState {
         let r = circle_radius(agents);
         let half = r + 30.0;
         let level = Level::from_json(
@@ -90,6 +92,7 @@ impl CircleState {
                 max_neighbours: MAX_NEIGHBOURS,
                 substeps: 1,
                 pass_right_degrees,
+                radius_margin,
             },
             ..AvoidanceConfig::default()
         };
@@ -272,7 +275,7 @@ fn bench_orca_circle(c: &mut Criterion) {
     for agents in cases {
         // RVO2 has no rule to pass on the right: off here, so that both solvers get the same
         // preferred velocities and give the same answers.
-        let state = CircleState::new(agents, 0.0);
+        let state = CircleState::new(agents, 0.0, 0.0);
         let dodgy = state.dodgy_agents();
         let preferred = state.dodgy_preferred();
         // How the two answers compare on this state (not timed).
@@ -308,8 +311,10 @@ fn bench_orca_circle(c: &mut Criterion) {
                 black_box(&out);
             })
         });
-        // Our default, passing on the right, from its own warm-up (the band it reaches differs).
-        let passing = CircleState::new(agents, OrcaConfig::default().pass_right_degrees);
+        // Our defaults, passing on the right with the radius margin, from their own warm-up (the
+        // band it reaches differs).
+        let defaults = OrcaConfig::default();
+        let passing = CircleState::new(agents, defaults.pass_right_degrees, defaults.radius_margin);
         group.bench_with_input(
             BenchmarkId::new("sidestep_pass_right", agents),
             &passing,

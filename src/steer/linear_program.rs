@@ -209,6 +209,25 @@ pub(crate) fn linear_program_3(
     result
 }
 
+/// The velocity within `max_speed` closest to `preferred` that meets every half-plane, if there
+/// is one: [`solve`] without its fallback (the same answer when it is `Some`).
+pub(crate) fn solve_feasible(
+    lines: &[HalfPlane],
+    max_speed: f64,
+    preferred: DVec2,
+) -> Option<DVec2> {
+    if !(max_speed > 0.0 && max_speed.is_finite()) {
+        return Some(DVec2::ZERO);
+    }
+    let preferred = if preferred.is_finite() {
+        preferred
+    } else {
+        DVec2::ZERO
+    };
+    let outcome = linear_program_2(lines, max_speed, preferred, false);
+    outcome.failed_at.is_none().then_some(outcome.velocity)
+}
+
 /// The ORCA velocity for a set of half-planes: the velocity within `max_speed` closest to
 /// `preferred` that meets every half-plane; when there is none, the one that least violates the
 /// half-planes after the first `protected` ones while meeting those (obstacles) exactly.

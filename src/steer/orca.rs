@@ -16,7 +16,7 @@ use std::f64::consts::{PI, TAU};
 
 use glam::DVec2;
 
-use super::linear_program::{solve, HalfPlane};
+use super::linear_program::{solve, solve_feasible, HalfPlane};
 use crate::geometry::{cross, orient, segment_distance};
 use crate::level::NavMesh;
 
@@ -79,6 +79,14 @@ pub struct OrcaConfig {
     /// cannot leave. 0 turns it off. Range [0, 90]; default 20, from jittered runs of crowds
     /// (docs/ALGORITHM.md, "The velocity-space fallback").
     pub pass_right_degrees: f64,
+    /// Room kept between agents, as a fraction of the sum of their radii: the solver keeps
+    /// centres `(1 + radius_margin) × (r_a + r_b)` apart where some velocity does so for every
+    /// neighbour, and falls back to the plain sum in a squeeze where none does (walls keep the
+    /// plain radius). ORCA's answer grazes the discs it is given, and the next frames' changes
+    /// of velocity carry agents a little inside them: with exact discs, dense crowds touched by
+    /// 1–3 % of their radii (RVO2's own run of its Blocks example included). Range [0, 0.5];
+    /// default 0.01 (docs/ALGORITHM.md, "The velocity-space fallback"); 0 is RVO2's rule.
+    pub radius_margin: f64,
 }
 
 impl Default for OrcaConfig {
@@ -110,6 +118,7 @@ impl OrcaConfig {
             max_neighbours: 10,
             substeps: 1,
             pass_right_degrees: 20.0,
+            radius_margin: 0.01,
         }
     }
 
@@ -148,6 +157,8 @@ impl OrcaConfig {
             (0.0..=90.0).contains(&a),
             "[0, 90]",
         )?;
+        let m = self.radius_margin;
+        check("radius_margin", m, (0.0..=0.5).contains(&m), "[0, 0.5]")?;
         Ok(())
     }
 }
@@ -515,6 +526,8 @@ fn distance_sq_to_segment(a: DVec2, b: DVec2, p: DVec2) -> f64 {
 pub struct OrcaScratch {
     lines: Vec<HalfPlane>,
     obstacle_lines: usize,
+    /// The neighbours of the last call, for a second set of half-planes without the margin.
+    neighbours: Vec<OrcaNeighbour>,
     projected: Vec<HalfPlane>,
     obstacle_neighbours: Vec<(f64, u32)>,
 }
@@ -738,11 +751,12 @@ fn neighbour_line(
     other: &OrcaNeighbour,
     inv_tau: f64,
     inv_dt: f64,
+    grow: f64,
 ) -> HalfPlane {
     let rel_pos = other.position - agent.position;
     let rel_vel = agent.velocity - other.velocity;
     let dist_sq = rel_pos.length_squared();
-    let combined = agent.radius + other.radius;
+    let combined = (agent.radius + other.radius) * grow;
     let combined_sq = combined * combined;
     let (direction, u);
     if dist_sq > combined_sq {
@@ -807,9 +821,10 @@ fn coincident_direction(own: u32, other: u32) -> DVec2 {
 
 /// The ORCA velocity of `agent` for the next `dt` seconds: the velocity within
 /// `agent.max_speed` closest to `agent.preferred_velocity` that keeps it clear of `neighbours`
-/// (for `config.time_horizon`) and of the walls in `obstacles` (for
-/// `config.obstacle_time_horizon`); when no velocity does, the one that least violates the
-/// neighbour constraints while keeping the wall ones.
+/// (for `config.time_horizon`, their discs and its own grown by `config.radius_margin`) and of
+/// the walls in `obstacles` (for `config.obstacle_time_horizon`); when no velocity keeps the
+/// grown discs, the same with the plain ones; when none keeps those, the one that least
+/// violates the neighbour constraints while keeping the wall ones.
 ///
 /// All `neighbours` are used: the caller picks them (RVO2: the `max_neighbours` nearest within
 /// `neighbour_distance`). Each neighbour's half-plane is shifted by its `responsibility` share of
@@ -868,9 +883,34 @@ pub(crate) fn orca_velocity_of(
     } else {
         inv_tau
     };
-    scratch
-        .lines
-        .extend(neighbours.map(|other| neighbour_line(agent, &other, inv_tau, inv_dt)));
+    // The discs the agents keep apart (`OrcaConfig::radius_margin`), where some velocity keeps
+    // every one of them; in a squeeze where none does, the plain discs, so that the crowd's
+    // answer is RVO2's (with the grown ones, agents in one-agent corridors stood where they
+    // squeezed through before: den312d-500 under ORCA, docs/ALGORITHM.md).
+    if config.radius_margin > 0.0 {
+        let grow = 1.0 + config.radius_margin;
+        scratch.neighbours.clear();
+        scratch.neighbours.extend(neighbours);
+        let held = &scratch.neighbours;
+        scratch.lines.extend(
+            held.iter()
+                .map(|other| neighbour_line(agent, other, inv_tau, inv_dt, grow)),
+        );
+        if let Some(velocity) =
+            solve_feasible(&scratch.lines, agent.max_speed, agent.preferred_velocity)
+        {
+            return velocity;
+        }
+        scratch.lines.truncate(scratch.obstacle_lines);
+        scratch.lines.extend(
+            held.iter()
+                .map(|other| neighbour_line(agent, other, inv_tau, inv_dt, 1.0)),
+        );
+    } else {
+        scratch
+            .lines
+            .extend(neighbours.map(|other| neighbour_line(agent, &other, inv_tau, inv_dt, 1.0)));
+    }
     solve(
         &scratch.lines,
         scratch.obstacle_lines,
@@ -1167,7 +1207,7 @@ mod tests {
             id: 0,
         };
         let mut neighbour = OrcaNeighbour {
-            position: DVec2::new(3.0, 0.3),
+            position: DVec2::new(1.5, 0.3),
             velocity: DVec2::new(-1.0, 0.0),
             radius: 0.4,
             responsibility: 0.5,
@@ -1215,5 +1255,85 @@ mod tests {
             };
             assert_eq!(bad.validate().unwrap_err().field, "pass_right_degrees");
         }
+        for margin in [-0.01, 0.51, f64::NAN] {
+            let bad = OrcaConfig {
+                radius_margin: margin,
+                ..OrcaConfig::default()
+            };
+            assert_eq!(bad.validate().unwrap_err().field, "radius_margin");
+        }
+    }
+
+    /// Two agents closing head-on-ish: with a margin, the solver's answer keeps the grown
+    /// disc's distance for the whole horizon; with none, it grazes the plain one.
+    #[test]
+    fn the_radius_margin_keeps_agents_that_much_further_apart() {
+        let obstacles = ObstacleMap::default();
+        let agent = OrcaAgent {
+            position: DVec2::ZERO,
+            velocity: DVec2::new(1.0, 0.0),
+            preferred_velocity: DVec2::new(1.0, 0.0),
+            radius: 0.4,
+            max_speed: 2.0,
+            id: 0,
+        };
+        let standing = OrcaNeighbour {
+            position: DVec2::new(1.5, 0.3),
+            velocity: DVec2::ZERO,
+            radius: 0.4,
+            responsibility: 1.0,
+            id: 1,
+        };
+        let closest = |margin: f64| {
+            let config = OrcaConfig {
+                radius_margin: margin,
+                ..OrcaConfig::default()
+            };
+            let mut scratch = OrcaScratch::default();
+            let v = orca_velocity(&agent, &[standing], &obstacles, &config, 0.1, &mut scratch);
+            // Closest approach over the horizon at that velocity.
+            (0..=200)
+                .map(|i| (v * (i as f64 * 0.01) - standing.position).length())
+                .fold(f64::INFINITY, f64::min)
+        };
+        let plain = closest(0.0);
+        let kept = closest(0.05);
+        assert!((plain - 0.8).abs() < 1e-3, "{plain}");
+        assert!((kept - 0.84).abs() < 1e-3, "{kept}");
+    }
+
+    /// Between two standing agents 0.81 m off on either side, discs grown by 5 % overlap both and
+    /// no velocity leaves both: the solver answers as with the plain discs (walking on between
+    /// them), not with the least violation of the grown ones.
+    #[test]
+    fn in_a_squeeze_the_radius_margin_gives_way_to_the_plain_discs() {
+        let obstacles = ObstacleMap::default();
+        let agent = OrcaAgent {
+            position: DVec2::ZERO,
+            velocity: DVec2::new(1.0, 0.0),
+            preferred_velocity: DVec2::new(1.0, 0.0),
+            radius: 0.4,
+            max_speed: 2.0,
+            id: 0,
+        };
+        let beside = |y: f64, id: u32| OrcaNeighbour {
+            position: DVec2::new(0.0, y),
+            velocity: DVec2::ZERO,
+            radius: 0.4,
+            responsibility: 1.0,
+            id,
+        };
+        let neighbours = [beside(0.81, 1), beside(-0.81, 2)];
+        let answer = |margin: f64| {
+            let config = OrcaConfig {
+                radius_margin: margin,
+                ..OrcaConfig::default()
+            };
+            let mut scratch = OrcaScratch::default();
+            orca_velocity(&agent, &neighbours, &obstacles, &config, 0.1, &mut scratch)
+        };
+        let plain = answer(0.0);
+        assert!(plain.x > 0.5, "{plain}");
+        assert_eq!(answer(0.05), plain);
     }
 }
