@@ -215,6 +215,51 @@ fn a_free_agent_gives_way_to_a_rail_agent_that_does_not_react() {
     assert!(closest >= 0.8 * 0.99, "closest {closest}");
 }
 
+/// An ORCA agent walking past a rail agent standing 0.5 m off its line keeps the margins rail
+/// agents keep from one another (`AvoidanceConfig::margin`, 0.05 m each side for 0.4 m agents):
+/// the rail agent's sweep takes anything inside them for a collision.
+#[test]
+fn an_orca_agent_keeps_the_rail_margins_from_a_rail_agent() {
+    let mut world = world_on("open-field");
+    let rail_agent = world
+        .add_agent(AgentDesc {
+            position: v(15.0, 15.5),
+            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
+        })
+        .unwrap();
+    world
+        .set_rail(
+            rail_agent,
+            Rail::from_points(&[v(15.0, 15.5), v(15.0, 25.0)]).unwrap(),
+        )
+        .unwrap();
+    let free = free_agent(&mut world, v(10.0, 15.0), Locomotion::Orca);
+    world.set_goal(free, v(20.0, 15.0)).unwrap();
+    let dt = 0.05;
+    let mut steers = Vec::new();
+    let mut closest = f64::INFINITY;
+    for _ in 0..200 {
+        world.begin_frame(dt);
+        // The rail agent stands, whatever it is told.
+        world.set_motion(rail_agent, Motion::standing(0.0)).unwrap();
+        world.steer_all(dt, &mut steers);
+        let step = steers[0];
+        let p = world.agent(free).unwrap().position() + step.velocity * dt;
+        world.set_free_motion(free, p, step.velocity).unwrap();
+        closest = closest.min(p.distance(v(15.0, 15.5)));
+    }
+    let margins = 2.0 * world.config().margin;
+    assert!(closest >= 0.8 + margins - 1e-3, "closest {closest}");
+    assert!(
+        world
+            .agent(free)
+            .unwrap()
+            .position()
+            .distance(v(20.0, 15.0))
+            < 0.5
+    );
+}
+
 /// A rail agent starting beside an ORCA agent's way: it turns on the spot for a moment, then
 /// walks away down its rail (south-east) as the ORCA agent, walking east 0.5 m off its line,
 /// comes by. Seen only at its average velocity over the next half second, it looked already

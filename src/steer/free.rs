@@ -341,9 +341,10 @@ impl World {
     ///    ([`crate::OrcaConfig::pass_right_degrees`]);
     /// 3. the solver, `substeps` times (ORCA; once for time-to-collision forces), every agent
     ///    against its neighbours' velocities of the previous substep (rail agents at their
-    ///    motion along their rails, taking no part in the avoidance; to ORCA, a rail agent
-    ///    starting, stopping or turning is two neighbours, one at its average velocity over
-    ///    the next half second and one at its velocity over the next frame);
+    ///    motion along their rails, taking no part in the avoidance; to ORCA, a rail agent is
+    ///    a disc grown by the rail agents' two margins, and one starting, stopping or turning
+    ///    is two neighbours, one at its average velocity over the next half second and one at
+    ///    its velocity over the next frame);
     /// 4. the mesh guard: a velocity that would cross a wall within `dt` slides along it.
     ///
     /// The world's copies of the velocities are not changed: the host moves its agents and
@@ -825,13 +826,19 @@ impl World {
             }
             _ => {
                 // A rail agent starting, stopping or turning is avoided at both its
-                // velocities (`Body::velocity_next`).
+                // velocities (`Body::velocity_next`). And with the margins rail agents keep from
+                // one another (`AvoidanceConfig::margin`, one each side): a rail agent's sweep
+                // takes a free agent inside them for a collision, and one grazed at ORCA's
+                // plain distance stopped, started and stopped again (tradeshow-1000: 24 of its
+                // 32 flips a start taken back, most for a released agent walking past).
+                let rail_room = 2.0 * config.margin;
                 let neighbours = list.iter().flat_map(|&j| {
                     let other = &bodies[j as usize];
+                    let room = if other.free { 0.0 } else { rail_room };
                     let at = |velocity| OrcaNeighbour {
                         position: other.position,
                         velocity,
-                        radius: other.radius,
+                        radius: other.radius + room,
                         responsibility: responsibility_of(other),
                         id: other.id,
                     };
