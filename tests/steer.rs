@@ -177,23 +177,31 @@ fn a_free_agent_pushed_past_a_corner_does_not_walk_back_to_it() {
     );
 }
 
-#[test]
-fn a_free_agent_gives_way_to_a_rail_agent_that_does_not_react() {
+/// On `open-field`, a 0.4 m rail agent (one gait, 1.4 m/s) on a straight rail `from` → `to`, and
+/// an ORCA agent at `at` sent to `goal`: (rail agent, free agent).
+fn rail_agent_and_orca_agent(
+    (from, to): (DVec2, DVec2),
+    (at, goal): (DVec2, DVec2),
+) -> (World, AgentKey, AgentKey) {
     let mut world = world_on("open-field");
     let rail_agent = world
         .add_agent(AgentDesc {
-            position: v(3.0, 15.0),
+            position: from,
             ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
         })
         .unwrap();
     world
-        .set_rail(
-            rail_agent,
-            Rail::from_points(&[v(3.0, 15.0), v(27.0, 15.0)]).unwrap(),
-        )
+        .set_rail(rail_agent, Rail::from_points(&[from, to]).unwrap())
         .unwrap();
-    let free = free_agent(&mut world, v(15.0, 3.6), Locomotion::Orca);
-    world.set_goal(free, v(15.0, 27.0)).unwrap();
+    let free = free_agent(&mut world, at, Locomotion::Orca);
+    world.set_goal(free, goal).unwrap();
+    (world, rail_agent, free)
+}
+
+#[test]
+fn a_free_agent_gives_way_to_a_rail_agent_that_does_not_react() {
+    let (mut world, rail_agent, free) =
+        rail_agent_and_orca_agent((v(3.0, 15.0), v(27.0, 15.0)), (v(15.0, 3.6), v(15.0, 27.0)));
     let dt = 0.05;
     let mut s = 0.0;
     let mut steers = Vec::new();
@@ -220,21 +228,10 @@ fn a_free_agent_gives_way_to_a_rail_agent_that_does_not_react() {
 /// the rail agent's sweep takes anything inside them for a collision.
 #[test]
 fn an_orca_agent_keeps_the_rail_margins_from_a_rail_agent() {
-    let mut world = world_on("open-field");
-    let rail_agent = world
-        .add_agent(AgentDesc {
-            position: v(15.0, 15.5),
-            ..AgentDesc::with_speeds(0.4, &[1.4], 1.4)
-        })
-        .unwrap();
-    world
-        .set_rail(
-            rail_agent,
-            Rail::from_points(&[v(15.0, 15.5), v(15.0, 25.0)]).unwrap(),
-        )
-        .unwrap();
-    let free = free_agent(&mut world, v(10.0, 15.0), Locomotion::Orca);
-    world.set_goal(free, v(20.0, 15.0)).unwrap();
+    let (mut world, rail_agent, free) = rail_agent_and_orca_agent(
+        (v(15.0, 15.5), v(15.0, 25.0)),
+        (v(10.0, 15.0), v(20.0, 15.0)),
+    );
     let dt = 0.05;
     let mut steers = Vec::new();
     let mut closest = f64::INFINITY;

@@ -1264,19 +1264,25 @@ mod tests {
         }
     }
 
-    /// Two agents closing head-on-ish: with a margin, the solver's answer keeps the grown
-    /// disc's distance for the whole horizon; with none, it grazes the plain one.
-    #[test]
-    fn the_radius_margin_keeps_agents_that_much_further_apart() {
-        let obstacles = ObstacleMap::default();
-        let agent = OrcaAgent {
+    /// A 0.4 m agent at the origin walking east at 1 m/s, and wanting to.
+    fn walker_east() -> OrcaAgent {
+        OrcaAgent {
             position: DVec2::ZERO,
             velocity: DVec2::new(1.0, 0.0),
             preferred_velocity: DVec2::new(1.0, 0.0),
             radius: 0.4,
             max_speed: 2.0,
             id: 0,
-        };
+        }
+    }
+
+    /// An agent walking at one standing ahead of it, a little off its line: with a margin, the
+    /// solver's answer keeps the grown disc's distance for the whole horizon; with none, it
+    /// grazes the plain one.
+    #[test]
+    fn the_radius_margin_keeps_agents_that_much_further_apart() {
+        let obstacles = ObstacleMap::default();
+        let agent = walker_east();
         let standing = OrcaNeighbour {
             position: DVec2::new(1.5, 0.3),
             velocity: DVec2::ZERO,
@@ -1308,14 +1314,7 @@ mod tests {
     #[test]
     fn in_a_squeeze_the_radius_margin_gives_way_to_the_plain_discs() {
         let obstacles = ObstacleMap::default();
-        let agent = OrcaAgent {
-            position: DVec2::ZERO,
-            velocity: DVec2::new(1.0, 0.0),
-            preferred_velocity: DVec2::new(1.0, 0.0),
-            radius: 0.4,
-            max_speed: 2.0,
-            id: 0,
-        };
+        let agent = walker_east();
         let beside = |y: f64, id: u32| OrcaNeighbour {
             position: DVec2::new(0.0, y),
             velocity: DVec2::ZERO,
