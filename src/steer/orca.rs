@@ -242,7 +242,8 @@ pub struct ObstacleMap {
 }
 
 impl Default for ObstacleMap {
-    /// A map without obstacles.
+    /// A map without obstacles. Allocates nothing (the world makes one every frame): no cell of
+    /// a map without vertices is ever looked up, since [`ObstacleMap::edges_near`] returns first.
     fn default() -> Self {
         ObstacleMap {
             vertices: Vec::new(),
@@ -250,7 +251,7 @@ impl Default for ObstacleMap {
             inv_cell: 1.0 / OBSTACLE_CELL,
             columns: 1,
             rows: 1,
-            cell_start: vec![0, 0],
+            cell_start: Vec::new(),
             items: Vec::new(),
             edge_cell: Vec::new(),
         }
