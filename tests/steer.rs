@@ -260,7 +260,9 @@ fn an_orca_agent_keeps_the_rail_margins_from_a_rail_agent() {
 /// A rail agent starting beside an ORCA agent's way: it turns on the spot for a moment, then
 /// walks away down its rail (south-east) as the ORCA agent, walking east 0.5 m off its line,
 /// comes by. Seen only at its average velocity over the next half second, it looked already
-/// gone, and the ORCA agent cut into where it still stood (1.7 % deep).
+/// gone, and the ORCA agent cut into where it still stood: 1.7 % deep (departing at 1.5 s)
+/// before ORCA agents kept the rail agents' margins, and since, 0.878 m apart for the 0.9 m
+/// they keep (at 1.7 s).
 #[test]
 fn an_orca_agent_keeps_clear_of_a_rail_agent_starting_beside_its_way() {
     for depart in [1.3, 1.4, 1.5, 1.6, 1.7] {
@@ -280,12 +282,21 @@ fn an_orca_agent_keeps_clear_of_a_rail_agent_starting_beside_its_way() {
             std::path::PathBuf::from(format!("{}/fixtures/scenarios", env!("CARGO_MANIFEST_DIR")));
         let scenario = Scenario::from_json(&text, "starting-beside", Some(&base)).unwrap();
         let mut sim = Simulation::new(&scenario).unwrap();
+        let mut closest = f64::INFINITY;
         while !sim.finished() {
             sim.step();
+            let [a, b] = [&sim.agents()[0], &sim.agents()[1]];
+            closest = closest.min(a.position.distance(b.position));
         }
         let metrics = sim.metrics();
         assert_eq!(metrics.max_penetration, 0.0, "departing at {depart} s");
         assert_eq!(metrics.reached, 2, "departing at {depart} s");
+        // The rail agents' margins too (0.9 m centre to centre for these agents).
+        let kept = 0.8 + 2.0 * scenario.avoidance.margin;
+        assert!(
+            closest >= kept,
+            "departing at {depart} s: {closest} m apart"
+        );
     }
 }
 
