@@ -491,11 +491,14 @@ impl World {
                     // standing accelerated into a free agent (tradeshow-1000 with its starts
                     // jittered, seed 4: 12.7 % deep). Its path lies between the two.
                     let other = &self.agents[scratch.keys[j]];
+                    // One trajectory for both, sampled in time order (the next frame is
+                    // sooner than the lookahead, bar a frame longer than half a second).
                     let mut trajectory = other.trajectory();
+                    let next =
+                        (dt > 0.0).then(|| (trajectory.position(dt) - other.position()) / dt);
                     let ahead = trajectory.position(RAIL_LOOKAHEAD);
                     body.velocity = (ahead - other.position()) / RAIL_LOOKAHEAD;
-                    if dt > 0.0 {
-                        let next = (other.trajectory().position(dt) - other.position()) / dt;
+                    if let Some(next) = next {
                         if next.distance(body.velocity) > RAIL_VELOCITY_SPREAD {
                             body.velocity_next = next;
                         }

@@ -216,16 +216,24 @@ pub(crate) fn solve_feasible(
     max_speed: f64,
     preferred: DVec2,
 ) -> Option<DVec2> {
-    if !(max_speed > 0.0 && max_speed.is_finite()) {
+    let Some(preferred) = usable_preferred(max_speed, preferred) else {
         return Some(DVec2::ZERO);
-    }
-    let preferred = if preferred.is_finite() {
-        preferred
-    } else {
-        DVec2::ZERO
     };
     let outcome = linear_program_2(lines, max_speed, preferred, false);
     outcome.failed_at.is_none().then_some(outcome.velocity)
+}
+
+/// The degenerate inputs of [`solve`] and [`solve_feasible`]: `None` when `max_speed` is not
+/// finite and positive (the answer is zero), else `preferred`, or zero if it is not finite.
+fn usable_preferred(max_speed: f64, preferred: DVec2) -> Option<DVec2> {
+    if !(max_speed > 0.0 && max_speed.is_finite()) {
+        return None;
+    }
+    Some(if preferred.is_finite() {
+        preferred
+    } else {
+        DVec2::ZERO
+    })
 }
 
 /// The ORCA velocity for a set of half-planes: the velocity within `max_speed` closest to
@@ -244,13 +252,8 @@ pub(crate) fn solve(
     preferred: DVec2,
     scratch: &mut Vec<HalfPlane>,
 ) -> DVec2 {
-    if !(max_speed > 0.0 && max_speed.is_finite()) {
+    let Some(preferred) = usable_preferred(max_speed, preferred) else {
         return DVec2::ZERO;
-    }
-    let preferred = if preferred.is_finite() {
-        preferred
-    } else {
-        DVec2::ZERO
     };
     let outcome = linear_program_2(lines, max_speed, preferred, false);
     match outcome.failed_at {
