@@ -535,9 +535,10 @@ impl World {
         Ok(())
     }
 
-    /// Find the single-lane stretches of the agent's rail: narrower than two agents of its
-    /// radius and the margins, a wider part shorter than its diameter not counting as a
-    /// passing place.
+    /// Find the stretches of the agent's rail taken in turns with agents coming the other way:
+    /// its single-lane stretches (narrower than two agents of its radius and the margins, a
+    /// wider part shorter than its diameter not counting as a passing place) and its short
+    /// passages (`narrows::turn_stretches_of`).
     pub(crate) fn find_narrows(&mut self, key: AgentKey) {
         let margin = self.config.margin;
         let Some(agent) = self.agents.get_mut(key) else {
@@ -545,12 +546,7 @@ impl World {
         };
         let radius = agent.desc.radius;
         agent.narrows = agent.rail.as_ref().and_then(|rail| {
-            narrows::narrows_of(
-                self.level.navmesh(),
-                rail,
-                4.0 * radius + 2.0 * margin,
-                2.0 * radius,
-            )
+            narrows::turn_stretches_of(self.level.navmesh(), rail, radius, margin)
         });
     }
 

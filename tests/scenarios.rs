@@ -95,7 +95,10 @@ const FLIPPING: [&str; 0] = [];
 /// was swept (docs/ROBUSTNESS.md, session 39). `corridor-3m-random` (session 39): ten agents
 /// placed at random in the 3 m corridor, 1.62, in for the three that did not arrive before the
 /// lanes beside a make-way spot were kept clear of agents with nowhere to go.
-const SLOW: [&str; 8] = [
+/// `passage-two-way` (session 48): ten agents in each of two rooms crossing to the other through
+/// a 3 m passage, 2.67; the two streams take the passage in turns, as at a door (before, 17 of
+/// 20 arrived in 120 s, ratio 6.41: docs/ALGORITHM.md, "Single-lane stretches").
+const SLOW: [&str; 9] = [
     "arena-200",
     "arena-200-jittered",
     "bottleneck",
@@ -103,6 +106,7 @@ const SLOW: [&str; 8] = [
     "circle-rail-24",
     "corridor-3m-random",
     "doorway-crowd",
+    "passage-two-way",
     "shared-destination-circle-coarse",
 ];
 

@@ -32,6 +32,12 @@ agents at other time steps), to be played with `sidestep run FILE --json`.
         step of T seconds (0.1, 0.05, 1/30), 40 s: DIR/lines-R-K-P-T.json (18 files a K), the small
         agents of docs/ROBUSTNESS.md, session 44; `python3 tools/compare_fixtures.py --scenarios
         DIR OLD NEW` sums their arrivals, collisions and flips
+    python3 tools/crowd_probes.py passage --out DIR [--agents N ...] [--seeds K]
+        on `rooms-passage` (two 12 x 10 m rooms joined by a passage 3 m wide and 4 m long),
+        N 0.4 m agents (default 20, 40 and 60), every other one in the south room, each going
+        to a point at random in the other room (starts and goals at least 1 m apart, seeded by
+        S and N), 120 s: DIR/passageN-S.json (S = 1..K, default 8), the crowds of
+        docs/ROBUSTNESS.md, session 48 (den312d's halves in small)
     python3 tools/crowd_probes.py variant SCENARIO --out FILE [--avoidance JSON]
         [--add-avoidance JSON] [--radius R] [--depart-spread SECONDS] [--mode MODE]
         a copy with avoidance settings (--avoidance replaces the scenario's object;
@@ -174,6 +180,32 @@ def lines(out, radii_apart):
                     write(scenario, os.path.join(out, name + ".json"))
 
 
+def passage(out, counts, seeds):
+    level_path = os.path.join(ROOT, "fixtures/levels/rooms-passage.json")
+    for count in counts:
+        for seed in range(1, seeds + 1):
+            rng = random.Random(seed * 100 + count)
+            taken = []
+
+            def pick(south):
+                while True:
+                    p = [rng.uniform(0.6, 11.4),
+                         rng.uniform(0.6, 9.4) if south else rng.uniform(14.6, 23.4)]
+                    if all(math.dist(p, q) > 1.0 for q in taken):
+                        taken.append(p)
+                        return p
+
+            agents = []
+            for i in range(count):
+                south = i % 2 == 0
+                start = pick(south)
+                agents.append({"start": start, "goal": pick(not south), "radius": 0.4,
+                               "speeds": [0.8, 1.4, 2.6], "speed": 1.4, "mode": "rail"})
+            write({"name": f"passage{count}-{seed}", "level": level_path, "dt": 1 / 30,
+                   "duration": 120, "seed": 1, "agents": agents},
+                  os.path.join(out, f"passage{count}-{seed}.json"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -195,6 +227,10 @@ def main():
     p = sub.add_parser("lines")
     p.add_argument("--out", required=True)
     p.add_argument("--radii-apart", type=float, nargs="+", default=[2.6, 3.2])
+    p = sub.add_parser("passage")
+    p.add_argument("--out", required=True)
+    p.add_argument("--agents", type=int, nargs="+", default=[20, 40, 60])
+    p.add_argument("--seeds", type=int, default=8)
     p = sub.add_parser("variant")
     p.add_argument("scenario")
     p.add_argument("--out", required=True)
@@ -219,6 +255,8 @@ def main():
         idle_wall(args.out)
     elif args.command == "lines":
         lines(args.out, args.radii_apart)
+    elif args.command == "passage":
+        passage(args.out, args.agents, args.seeds)
     else:
         scenario = load(args.scenario)
         if args.avoidance:

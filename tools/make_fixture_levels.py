@@ -97,6 +97,13 @@ while len(holes) < 28 and attempts < 10000:
         holes.append(ring)
 write({"name": "plaza", "boundary": rect(0, 0, 60, 60), "holes": holes})
 
+# rooms-passage (session 48): two 12 x 10 m rooms, one north of the other, joined by a passage
+# 3 m wide and 4 m long (x 4.5 to 7.5, y 10 to 14), as den312d's halves are.
+write({"name": "rooms-passage",
+       "vertices": [[0, 0], [12, 0], [12, 10], [7.5, 10], [4.5, 10], [0, 10],
+                    [7.5, 14], [4.5, 14], [0, 14], [12, 14], [12, 24], [0, 24]],
+       "polygons": [[0, 1, 2, 3, 4, 5], [4, 3, 6, 7], [8, 7, 6, 9, 10, 11]]})
+
 # mesh-rooms: the explicit polygon form, two rooms joined by a 1.5 m passage.
 write({"name": "mesh-rooms",
        "vertices": [[0, 0], [6, 0], [6, 2.25], [6, 3.75], [6, 6], [0, 6],

@@ -355,6 +355,29 @@ S.append(scenario("door-blocked", "doorway", 60.0, [
     agent((2, 5), (18, 5), depart=5.0),
 ]))
 
+# Session 48: ten agents in each of two rooms joined by a 3 m passage, each crossing to a point
+# at random in the other room (starts and goals at least 1 m apart), as den312d's crowds cross
+# between its halves: the two streams take the passage in turns (docs/ALGORITHM.md,
+# "Single-lane stretches").
+rng = random.Random(120)
+taken = []
+
+
+def room_point(south):
+    while True:
+        p = (rng.uniform(0.6, 11.4), rng.uniform(0.6, 9.4) if south else rng.uniform(14.6, 23.4))
+        if all(math.dist(p, q) > 1.0 for q in taken):
+            taken.append(p)
+            return p
+
+
+crossing = []
+for i in range(20):
+    south = i % 2 == 0
+    start = room_point(south)
+    crossing.append(agent(start, room_point(not south)))
+S.append(scenario("passage-two-way", "rooms-passage", 120.0, crossing))
+
 for s in S:
     with open(f"fixtures/scenarios/{s['name']}.json", "w") as f:
         json.dump(s, f, indent=2)

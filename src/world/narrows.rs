@@ -1,5 +1,6 @@
-//! The single-lane stretches of a rail: where the mesh across it is too narrow for two agents
-//! to pass each other, so that agents coming the other way must take turns.
+//! The stretches of a rail that agents coming the other way take in turns: where the mesh
+//! across it is too narrow for two agents to pass each other (single-lane), and short passages
+//! a few agents wide between wider ground (since session 48).
 
 use crate::level::NavMesh;
 use crate::rail::Rail;
@@ -7,6 +8,65 @@ use crate::rail::Rail;
 /// Spacing of the width measurements along a rail, metres (as the deadlock rule's lane links
 /// measure a way, `resolve/deadlock/narrow.rs`).
 const NARROW_STEP: f64 = 0.25;
+
+/// A short passage is narrower than this many agent radii across the rail: as a corridor is
+/// for the planner's lanes (`rail/lane.rs`), four agents abreast with their margins, and a
+/// little.
+const PASSAGE_WIDTH_RADII: f64 = 9.0;
+
+/// A short passage is at least this many radii long: a narrower run shorter than that is a gap
+/// between two corners, passed at once.
+const PASSAGE_SHORTEST_RADII: f64 = 4.0;
+
+/// A short passage is at most this many radii long (4.8 m for 0.4 m agents): a longer one is a
+/// corridor, where the lanes let two streams pass.
+const PASSAGE_LONGEST_RADII: f64 = 12.0;
+
+/// The stretches of the rail of an agent of `radius` that it takes in turns with agents coming
+/// the other way, in order: its single-lane stretches ([`narrows_of`] narrower than two agents
+/// and both `margin`s, a wider part shorter than the agent's diameter no passing place), and
+/// its short passages: runs narrower than [`PASSAGE_WIDTH_RADII`] radii, from
+/// [`PASSAGE_SHORTEST_RADII`] to [`PASSAGE_LONGEST_RADII`] radii long, that neither start nor
+/// end the rail (an agent placed in a passage, or bound for a point in it, is already there).
+/// Stretches of either kind less than a diameter apart are one. `None` when there is none.
+///
+/// **Why the short passages (session 48):** two rooms joined by a 3 m passage 4 m long, twenty
+/// 0.4 m agents in each crossing to the other: the streams met in the passage and at its mouths,
+/// each agent waiting on one coming the other way, and 56 of 320 arrived over eight such
+/// crowds (`python3 tools/crowd_probes.py passage`), against 240 taking turns by side as at a
+/// door. den312d's passages between its two halves are such (docs/ALGORITHM.md,
+/// "Single-lane stretches").
+pub(crate) fn turn_stretches_of(
+    mesh: &NavMesh,
+    rail: &Rail,
+    radius: f64,
+    margin: f64,
+) -> Option<Box<[Narrow]>> {
+    let join = 2.0 * radius;
+    let single = narrows_of(mesh, rail, 4.0 * radius + 2.0 * margin, join);
+    let passages = narrows_of(mesh, rail, PASSAGE_WIDTH_RADII * radius, join);
+    let (shortest, longest) = (
+        PASSAGE_SHORTEST_RADII * radius,
+        PASSAGE_LONGEST_RADII * radius,
+    );
+    let short = passages.iter().flatten().copied().filter(|n| {
+        let length = n.s_out - n.s_in;
+        (shortest..=longest).contains(&length) && n.s_in > 0.0 && n.s_out < rail.length()
+    });
+    let mut all: Vec<Narrow> = single.iter().flatten().copied().chain(short).collect();
+    if all.is_empty() {
+        return None;
+    }
+    all.sort_by(|a, b| a.s_in.total_cmp(&b.s_in));
+    let mut merged: Vec<Narrow> = Vec::with_capacity(all.len());
+    for n in all {
+        match merged.last_mut() {
+            Some(last) if n.s_in <= last.s_out + join => last.s_out = last.s_out.max(n.s_out),
+            _ => merged.push(n),
+        }
+    }
+    Some(merged.into_boxed_slice())
+}
 
 /// One single-lane stretch of a rail, by arclength (metres from the rail's start).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -108,6 +168,39 @@ mod tests {
         let open = level("open-field");
         let across = Rail::from_points(&[DVec2::new(2.0, 15.0), DVec2::new(28.0, 15.0)]).unwrap();
         assert!(narrows_of(open.navmesh(), &across, 1.7, 0.8).is_none());
+    }
+
+    #[test]
+    fn a_short_passage_between_rooms_is_taken_in_turns_and_a_two_way_corridor_is_not() {
+        // rooms-passage: two rooms joined by a passage 3 m wide and 4 m long (x 4.5 to 7.5, y
+        // 10 to 14): two lanes for 0.4 m agents (1.7 m), narrower than 9 radii (3.6 m).
+        let rooms = level("rooms-passage");
+        let mesh = rooms.navmesh();
+        let through = Rail::from_points(&[DVec2::new(6.0, 2.0), DVec2::new(6.0, 22.0)]).unwrap();
+        assert!(narrows_of(mesh, &through, 1.7, 0.8).is_none(), "two lanes");
+        let stretches = turn_stretches_of(mesh, &through, 0.4, 0.05).expect("the passage");
+        assert_eq!(stretches.len(), 1);
+        // From y = 2: the passage's samples, y 10 to 14 (on its mouths the line across runs
+        // along the walls).
+        let passage = stretches[0];
+        assert!((8.0..=8.25).contains(&passage.s_in), "{passage:?}");
+        assert!((11.75..=12.0).contains(&passage.s_out), "{passage:?}");
+        // Not for an agent starting in it, or bound for a point in it.
+        let from_inside =
+            Rail::from_points(&[DVec2::new(6.0, 12.0), DVec2::new(6.0, 22.0)]).unwrap();
+        assert!(turn_stretches_of(mesh, &from_inside, 0.4, 0.05).is_none());
+        // Small agents pass each other there: 9 radii of 0.19 m are 1.71 m.
+        assert!(turn_stretches_of(mesh, &through, 0.19, 0.024).is_none());
+        // corridor: 2.4 m wide and 30 m long, a corridor for lanes, not a passage.
+        let corridor = level("corridor");
+        let along = Rail::from_points(&[DVec2::new(1.0, 1.2), DVec2::new(29.0, 1.2)]).unwrap();
+        assert!(turn_stretches_of(corridor.navmesh(), &along, 0.4, 0.05).is_none());
+        // A door stays one stretch (doorway: 1.2 m wide through a wall 1 m thick).
+        let doorway = level("doorway");
+        let rail = Rail::from_points(&[DVec2::new(2.0, 5.0), DVec2::new(18.0, 5.0)]).unwrap();
+        let door = turn_stretches_of(doorway.navmesh(), &rail, 0.4, 0.05).expect("the door");
+        assert_eq!(door.len(), 1);
+        assert_eq!(Some(door), narrows_of(doorway.navmesh(), &rail, 1.7, 0.8));
     }
 
     #[test]
