@@ -537,16 +537,17 @@ impl World {
 
     /// Find the stretches of the agent's rail taken in turns with agents coming the other way:
     /// its single-lane stretches (narrower than two agents of its radius and the margins, a
-    /// wider part shorter than its diameter not counting as a passing place) and its short
-    /// passages (`narrows::turn_stretches_of`).
+    /// wider part shorter than its diameter not counting as a passing place) and, without the
+    /// jam release, its short passages (`narrows::turn_stretches_of`).
     pub(crate) fn find_narrows(&mut self, key: AgentKey) {
         let margin = self.config.margin;
+        let passages = self.config.jam_release <= 0.0;
         let Some(agent) = self.agents.get_mut(key) else {
             return;
         };
         let radius = agent.desc.radius;
         agent.narrows = agent.rail.as_ref().and_then(|rail| {
-            narrows::turn_stretches_of(self.level.navmesh(), rail, radius, margin)
+            narrows::turn_stretches_of(self.level.navmesh(), rail, radius, margin, passages)
         });
     }
 

@@ -92,7 +92,8 @@ pub struct AvoidanceConfig {
     /// goal also steps aside as a free agent when a free agent comes near. Free steering lets
     /// discs touch slightly (ORCA's overlaps), so this is for dense crowds where flow matters
     /// more than that: on the committed `tradeshow-1000` it takes arrivals in 160 s from 417 to
-    /// 983 of 1,000.
+    /// 983 of 1,000. With it set, short passages are not taken in turns (only single-lane
+    /// stretches are; docs/ALGORITHM.md, "Single-lane stretches").
     /// Range 0 or [0.5, 600]; default 0: off, rail agents never leave their rails.
     pub jam_release: f64,
     /// The ORCA solver of free agents ([`crate::Locomotion::Orca`]); see [`OrcaConfig`] for

@@ -28,22 +28,29 @@ const PASSAGE_LONGEST_RADII: f64 = 12.0;
 /// its short passages: runs narrower than [`PASSAGE_WIDTH_RADII`] radii, from
 /// [`PASSAGE_SHORTEST_RADII`] to [`PASSAGE_LONGEST_RADII`] radii long, that neither start nor
 /// end the rail (an agent placed in a passage, or bound for a point in it, is already there).
-/// Stretches of either kind less than a diameter apart are one. `None` when there is none.
+/// Stretches of either kind less than a diameter apart are one. With `passages` false (the jam
+/// release is on: see below), the single-lane stretches alone. `None` when there is none.
 ///
 /// **Why the short passages (session 48):** two rooms joined by a 3 m passage 4 m long, twenty
 /// 0.4 m agents in each crossing to the other: the streams met in the passage and at its mouths,
 /// each agent waiting on one coming the other way, and 56 of 320 arrived over eight such
 /// crowds (`python3 tools/crowd_probes.py passage`), against 240 taking turns by side as at a
 /// door. den312d's passages between its two halves are such (docs/ALGORITHM.md,
-/// "Single-lane stretches").
+/// "Single-lane stretches"). Not with the jam release: agents released from a jam pass each
+/// other in a passage two agents wide, and the turns held back the side waiting (den312d with
+/// the release, 6 jittered runs: 2,524 → 2,024 of 3,000 arrivals).
 pub(crate) fn turn_stretches_of(
     mesh: &NavMesh,
     rail: &Rail,
     radius: f64,
     margin: f64,
+    passages: bool,
 ) -> Option<Box<[Narrow]>> {
     let join = 2.0 * radius;
     let single = narrows_of(mesh, rail, 4.0 * radius + 2.0 * margin, join);
+    if !passages {
+        return single;
+    }
     let passages = narrows_of(mesh, rail, PASSAGE_WIDTH_RADII * radius, join);
     let (shortest, longest) = (
         PASSAGE_SHORTEST_RADII * radius,
@@ -178,8 +185,10 @@ mod tests {
         let mesh = rooms.navmesh();
         let through = Rail::from_points(&[DVec2::new(6.0, 2.0), DVec2::new(6.0, 22.0)]).unwrap();
         assert!(narrows_of(mesh, &through, 1.7, 0.8).is_none(), "two lanes");
-        let stretches = turn_stretches_of(mesh, &through, 0.4, 0.05).expect("the passage");
+        let stretches = turn_stretches_of(mesh, &through, 0.4, 0.05, true).expect("the passage");
         assert_eq!(stretches.len(), 1);
+        // Not with the jam release on.
+        assert!(turn_stretches_of(mesh, &through, 0.4, 0.05, false).is_none());
         // From y = 2: the passage's samples, y 10 to 14 (on its mouths the line across runs
         // along the walls).
         let passage = stretches[0];
@@ -188,17 +197,17 @@ mod tests {
         // Not for an agent starting in it, or bound for a point in it.
         let from_inside =
             Rail::from_points(&[DVec2::new(6.0, 12.0), DVec2::new(6.0, 22.0)]).unwrap();
-        assert!(turn_stretches_of(mesh, &from_inside, 0.4, 0.05).is_none());
+        assert!(turn_stretches_of(mesh, &from_inside, 0.4, 0.05, true).is_none());
         // Small agents pass each other there: 9 radii of 0.19 m are 1.71 m.
-        assert!(turn_stretches_of(mesh, &through, 0.19, 0.024).is_none());
+        assert!(turn_stretches_of(mesh, &through, 0.19, 0.024, true).is_none());
         // corridor: 2.4 m wide and 30 m long, a corridor for lanes, not a passage.
         let corridor = level("corridor");
         let along = Rail::from_points(&[DVec2::new(1.0, 1.2), DVec2::new(29.0, 1.2)]).unwrap();
-        assert!(turn_stretches_of(corridor.navmesh(), &along, 0.4, 0.05).is_none());
+        assert!(turn_stretches_of(corridor.navmesh(), &along, 0.4, 0.05, true).is_none());
         // A door stays one stretch (doorway: 1.2 m wide through a wall 1 m thick).
         let doorway = level("doorway");
         let rail = Rail::from_points(&[DVec2::new(2.0, 5.0), DVec2::new(18.0, 5.0)]).unwrap();
-        let door = turn_stretches_of(doorway.navmesh(), &rail, 0.4, 0.05).expect("the door");
+        let door = turn_stretches_of(doorway.navmesh(), &rail, 0.4, 0.05, true).expect("the door");
         assert_eq!(door.len(), 1);
         assert_eq!(Some(door), narrows_of(doorway.navmesh(), &rail, 1.7, 0.8));
     }
