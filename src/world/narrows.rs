@@ -51,12 +51,12 @@ pub(crate) fn turn_stretches_of(
     if !passages {
         return single;
     }
-    let passages = narrows_of(mesh, rail, PASSAGE_WIDTH_RADII * radius, join);
+    let under_passage_width = narrows_of(mesh, rail, PASSAGE_WIDTH_RADII * radius, join);
     let (shortest, longest) = (
         PASSAGE_SHORTEST_RADII * radius,
         PASSAGE_LONGEST_RADII * radius,
     );
-    let short = passages.iter().flatten().copied().filter(|n| {
+    let short = under_passage_width.iter().flatten().copied().filter(|n| {
         let length = n.s_out - n.s_in;
         (shortest..=longest).contains(&length) && n.s_in > 0.0 && n.s_out < rail.length()
     });
