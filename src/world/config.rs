@@ -74,8 +74,9 @@ pub struct AvoidanceConfig {
     /// (dense spawns); default false, so overlapping starts are reported as errors.
     pub allow_overlap: bool,
     /// Take turns through single-lane stretches (a door, a corridor too narrow for two agents to
-    /// pass each other): an agent about to enter one waits short of it, or on a
-    /// spot off the way, while an agent coming the other way is in it or goes first
+    /// pass each other) and, without the jam release, short passages (narrower than 9 radii,
+    /// 4 to 12 radii long, between wider ground): an agent about to enter one waits short of
+    /// it, or on a spot off the way, while an agent coming the other way is in it or goes first
     /// (docs/ALGORITHM.md, "Single-lane stretches"). Default true; false leaves such meetings
     /// to the path rewrite and the deadlock rule.
     pub single_lane_turns: bool,
