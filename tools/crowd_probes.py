@@ -38,6 +38,10 @@ agents at other time steps), to be played with `sidestep run FILE --json`.
         to a point at random in the other room (starts and goals at least 1 m apart, seeded by
         S and N), 120 s: DIR/passageN-S.json (S = 1..K, default 8), the crowds of
         docs/ROBUSTNESS.md, session 48 (den312d's halves in small)
+    python3 tools/crowd_probes.py halves SCENARIO --y Y --out DIR
+        the scenario cut in two by the line y = Y: DIR/NAME-cross.json, the agents whose start
+        and goal lie on different sides of it, and DIR/NAME-same.json, the others (den312d-500
+        with Y = 33, its passages' middle: docs/ROBUSTNESS.md, session 48)
     python3 tools/crowd_probes.py variant SCENARIO --out FILE [--avoidance JSON]
         [--add-avoidance JSON] [--radius R] [--depart-spread SECONDS] [--mode MODE]
         a copy with avoidance settings (--avoidance replaces the scenario's object;
@@ -231,6 +235,10 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--agents", type=int, nargs="+", default=[20, 40, 60])
     p.add_argument("--seeds", type=int, default=8)
+    p = sub.add_parser("halves")
+    p.add_argument("scenario")
+    p.add_argument("--y", type=float, required=True)
+    p.add_argument("--out", required=True)
     p = sub.add_parser("variant")
     p.add_argument("scenario")
     p.add_argument("--out", required=True)
@@ -257,6 +265,13 @@ def main():
         lines(args.out, args.radii_apart)
     elif args.command == "passage":
         passage(args.out, args.agents, args.seeds)
+    elif args.command == "halves":
+        base = load(args.scenario)
+        crossing = [(a["start"][1] > args.y) != (a["goal"][1] > args.y) for a in base["agents"]]
+        for kind, keep in [("cross", True), ("same", False)]:
+            agents = [a for a, c in zip(base["agents"], crossing) if c == keep]
+            write(dict(base, agents=agents, name=f"{base['name']}-{kind}"),
+                  os.path.join(args.out, f"{base['name']}-{kind}.json"))
     else:
         scenario = load(args.scenario)
         if args.avoidance:

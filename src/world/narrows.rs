@@ -56,23 +56,34 @@ pub(crate) fn turn_stretches_of(
         PASSAGE_SHORTEST_RADII * radius,
         PASSAGE_LONGEST_RADII * radius,
     );
-    let short = under_passage_width.iter().flatten().copied().filter(|n| {
-        let length = n.s_out - n.s_in;
-        (shortest..=longest).contains(&length) && n.s_in > 0.0 && n.s_out < rail.length()
-    });
-    let mut all: Vec<Narrow> = single.iter().flatten().copied().chain(short).collect();
-    if all.is_empty() {
-        return None;
+    let mut short = under_passage_width
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|n| {
+            let length = n.s_out - n.s_in;
+            (shortest..=longest).contains(&length) && n.s_in > 0.0 && n.s_out < rail.length()
+        })
+        .peekable();
+    // Most rails cross no short passage: their single-lane stretches as found, no copy.
+    if short.peek().is_none() {
+        return single;
     }
+    let mut all: Vec<Narrow> = single.map(Vec::from).unwrap_or_default();
+    all.extend(short);
     all.sort_by(|a, b| a.s_in.total_cmp(&b.s_in));
-    let mut merged: Vec<Narrow> = Vec::with_capacity(all.len());
-    for n in all {
-        match merged.last_mut() {
-            Some(last) if n.s_in <= last.s_out + join => last.s_out = last.s_out.max(n.s_out),
-            _ => merged.push(n),
+    // Merged in place: each stretch joins the last kept one when less than `join` after it.
+    let mut kept = 0;
+    for i in 1..all.len() {
+        if all[i].s_in <= all[kept].s_out + join {
+            all[kept].s_out = all[kept].s_out.max(all[i].s_out);
+        } else {
+            kept += 1;
+            all[kept] = all[i];
         }
     }
-    Some(merged.into_boxed_slice())
+    all.truncate(kept + 1);
+    Some(all.into_boxed_slice())
 }
 
 /// One single-lane stretch of a rail, by arclength (metres from the rail's start).
