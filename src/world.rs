@@ -58,6 +58,12 @@ pub struct Agent {
     /// Since when it has been standing, as reported (world clock, seconds; infinite while it
     /// moves).
     pub(crate) stood_since: f64,
+    /// When it last began to want to go while at the end of its rail (a new rail given to an
+    /// agent with nowhere left to go: by the host, or a yield or make-way order; world clock,
+    /// seconds): the jam release's clock runs from the later of this and `stood_since`
+    /// (`resolve/jam.rs`), so that an agent standing at its goal is not released the moment it
+    /// is asked to step aside.
+    pub(crate) wanting_since: f64,
     /// When and to which side its rail was last bent around a collision.
     pub(crate) last_reroute: Option<(f64, Side)>,
     /// Progress of its bends: the least straight-line distance to its rail's end seen at a bend
@@ -437,6 +443,7 @@ impl World {
             invalid_motion: false,
             last_stop_time: f64::NEG_INFINITY,
             stood_since: f64::INFINITY,
+            wanting_since: f64::NEG_INFINITY,
             last_reroute: None,
             bend_closest: f64::INFINITY,
             bends_without_progress: 0,
@@ -521,6 +528,9 @@ impl World {
             // jam release's) starts again with its next report.
             agent.free = None;
             agent.stood_since = f64::INFINITY;
+        }
+        if !agent.wants_to_move() {
+            agent.wanting_since = self.time;
         }
         agent.rail = Some(rail);
         agent.motion = Motion::standing(0.0);

@@ -330,3 +330,60 @@ fn an_agent_released_this_frame_moves_at_this_frames_velocity() {
         "{moved} of {released} moved"
     );
 }
+
+/// An agent that has stood at the end of its rail for a while and is then given a new rail
+/// (by its host, or by a yield order) has only just begun to want to go: its release clock
+/// starts then, not when it stopped. It used to be released the moment it got the rail, and
+/// an agent asked to step aside from its goal was released back to that goal, where it stood
+/// (fixture `follow` with a release at 3 s: the slow walker never got past).
+#[test]
+fn the_release_clock_of_an_agent_given_a_new_rail_at_its_goal_starts_with_that_rail() {
+    let mut world = world_with_release("doorway", 1.0);
+    let walker = railed(&mut world, v(7.0, 5.0), v(8.9, 5.0));
+    // It stands at the end of its rail for 3 s, then the host sends it through the blocked
+    // door.
+    for _ in 0..90 {
+        world.begin_frame(DT);
+        world.set_motion(walker, Motion::standing(1.9)).unwrap();
+        let order = world.query(walker).unwrap();
+        assert!(!matches!(order, Order::Release { .. }), "{order:?}");
+    }
+    stander(&mut world, v(10.0, 5.0));
+    let given = world.time();
+    world
+        .set_rail(
+            walker,
+            Rail::from_points(&[v(8.9, 5.0), v(14.0, 5.0)]).unwrap(),
+        )
+        .unwrap();
+    let (order, at) = stand_until_told(&mut world, walker, 5.0).expect("an order");
+    assert!(matches!(order, Order::Release { .. }), "{order:?}");
+    assert!(
+        at - given >= 1.0 - 1e-9 && at - given < 1.0 + 2.5 * DT,
+        "released {} s after its new rail",
+        at - given
+    );
+}
+
+/// Fixture `follow` (a fast walker overtakes a slow one in the 2.4 m corridor and stops at its
+/// goal in the slow one's way) with a release at 3 s: the one at its goal steps aside, and both
+/// arrive.
+#[test]
+fn with_a_release_an_agent_asked_to_step_aside_from_its_goal_does_so() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/scenarios/follow.json"
+    );
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    json["avoidance"] = serde_json::json!({ "jam_release": 3.0 });
+    let base = std::path::Path::new(path).parent();
+    let scenario = Scenario::from_json(&json.to_string(), "follow", base).unwrap();
+    let mut sim = Simulation::new(&scenario).unwrap();
+    while !sim.finished() {
+        sim.step();
+    }
+    let metrics = sim.metrics();
+    assert_eq!(metrics.reached, 2, "{metrics:?}");
+    assert_eq!(metrics.collisions, 0, "{metrics:?}");
+}

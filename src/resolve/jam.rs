@@ -52,9 +52,10 @@ const ARRIVED_YIELD_GAP: f64 = 1.0;
 
 /// The release of a standing rail agent, when `jam_release` is set: an [`Order::Release`]
 /// toward its rail's end (or the goal it was to resume to from a yield spot) once it has stood
-/// `jam_release` seconds wanting to go; and, at its goal (its rail travelled, no goal to resume
-/// to), toward that goal as soon as a free agent comes near (see [`ARRIVED_YIELD_GAP`]), so
-/// that it gives way as free agents do. `None` otherwise.
+/// `jam_release` seconds wanting to go (counted from when it last stood or, if later, when it
+/// got a rail again at the end of its old one: `Agent::wanting_since`); and, at its goal (its
+/// rail travelled, no goal to resume to), toward that goal as soon as a free agent comes near
+/// (see [`ARRIVED_YIELD_GAP`]), so that it gives way as free agents do. `None` otherwise.
 pub(super) fn release(world: &World, key: AgentKey) -> Option<Decision> {
     let config = world.config();
     if config.jam_release <= 0.0 {
@@ -80,7 +81,7 @@ pub(super) fn release(world: &World, key: AgentKey) -> Option<Decision> {
     }
     if agent.motion().phase != Phase::Standing
         || !agent.wants_to_move()
-        || world.time() - agent.stood_since < config.jam_release
+        || world.time() - agent.stood_since.max(agent.wanting_since) < config.jam_release
     {
         return None;
     }

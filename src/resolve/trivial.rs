@@ -449,6 +449,9 @@ impl World {
                 agent.motion.phase = Phase::Starting { elapsed: 0.0 };
             }
             Order::Reroute { rail, reroute } => {
+                if !agent.wants_to_move() {
+                    agent.wanting_since = now;
+                }
                 agent.rail = Some(rail.clone());
                 // The memo was of bends of the old rail.
                 agent.bend_memo = None;
