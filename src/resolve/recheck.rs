@@ -13,9 +13,10 @@
 //! the two agents alone). What the repeat can delay, by the recheck time at most: a wait moving
 //! to another agent (a walker passing in between), a single-lane stretch's turn, a host's own
 //! change to the agent waited on. A repeat is a `Wait`: the agent stands, and a start is always
-//! checked in full.
+//! checked in full. A wait whose bend is due is repeated only while the frame's bends are spent
+//! (the bend is then tried on the same frame as when every wait is decided in full).
 
-use super::trivial::Decision;
+use super::trivial::{Decision, STANDING_BENDS_PER_FRAME};
 use crate::world::{AgentKey, World};
 
 /// The default [`AvoidanceConfig::blocked_recheck`](crate::AvoidanceConfig::blocked_recheck):
@@ -37,13 +38,13 @@ pub(crate) struct BlockedWait {
 impl World {
     /// The agent standing `key` waits on, when its last decision may be repeated now: it was
     /// a [`BlockedWait`] less than `blocked_recheck` ago (and, unless in a queue, before its
-    /// next bend is due), nobody has asked it to make way since, and the agent it waits on
-    /// has stood all that time without an order.
+    /// next bend is due or while the frame's bends are spent), nobody has asked it to make way
+    /// since, and the agent it waits on has stood all that time without an order.
     pub(crate) fn repeatable_wait(&self, key: AgentKey) -> Option<AgentKey> {
         let agent = &self.agents[key];
         let wait = agent.blocked_wait?;
         if self.time >= wait.at + self.config().blocked_recheck
-            || (!wait.queue && self.time >= agent.next_bend_time)
+            || (!wait.queue && self.time >= agent.next_bend_time && self.bend_budget_left())
             || agent.make_way_for.is_some()
             || agent.resume_goal.is_some()
         {
@@ -56,6 +57,12 @@ impl World {
             && other.last_order_time < wait.at
             && other.make_way_for.is_none();
         still.then_some(blocker)
+    }
+
+    /// Whether a standing agent may still try a bend this frame (the frame's budget,
+    /// `STANDING_BENDS_PER_FRAME`, is not spent).
+    pub(crate) fn bend_budget_left(&self) -> bool {
+        self.standing_bends < STANDING_BENDS_PER_FRAME
     }
 }
 
@@ -152,6 +159,52 @@ mod tests {
         world.begin_frame(1.0);
         assert!(matches!(world.query(back).unwrap(), Order::Wait { .. }));
         assert_eq!(world.repeatable_wait(back), None);
+    }
+
+    /// An agent blocked by one standing with nowhere to go, a metre ahead on its line, when
+    /// the frame's bends are spent: its bend is due, but it waits; the wait is repeated while
+    /// the budget stays spent, and decided in full (with the bend) once a frame has bends left.
+    /// Decided in full every frame, such waits were half of city's 10,000-agent frame
+    /// (docs/PERFORMANCE.md, session 49).
+    #[test]
+    fn a_wait_over_the_spent_bend_budget_is_repeated_while_the_budget_stays_spent() {
+        let level = crate::level::fixture_level("open-field");
+        let mut world = World::new(level, crate::AvoidanceConfig::default()).unwrap();
+        let back = line_agent(
+            &mut world,
+            DVec2::new(10.0, 15.0),
+            DVec2::new(28.0, 15.0),
+            &[0.8, 1.4],
+            Motion::standing(0.0),
+        );
+        let stander = line_agent(
+            &mut world,
+            DVec2::new(11.0, 16.0),
+            DVec2::new(11.0, 15.0),
+            &[0.8, 1.4],
+            Motion::standing(1.0),
+        );
+        world.begin_frame(1.0);
+        world.standing_bends = STANDING_BENDS_PER_FRAME;
+        assert!(matches!(world.query(back).unwrap(), Order::Wait { .. }));
+        let decided = world.agents[back]
+            .blocked_wait
+            .expect("a wait that may be repeated");
+        assert!(!decided.queue);
+        assert!(
+            world.time() >= world.agents[back].next_bend_time,
+            "bend due"
+        );
+        world.begin_frame(0.3 * BLOCKED_RECHECK);
+        world.standing_bends = STANDING_BENDS_PER_FRAME;
+        assert_eq!(world.repeatable_wait(back), Some(stander));
+        assert!(matches!(world.query(back).unwrap(), Order::Wait { .. }));
+        assert_eq!(world.agents[back].blocked_wait, Some(decided));
+        // Bends left in this frame: decided in full, the bend tried.
+        world.standing_bends = 0;
+        assert_eq!(world.repeatable_wait(back), None);
+        world.query(back).unwrap();
+        assert_eq!(world.standing_bends, 1);
     }
 
     #[test]

@@ -81,7 +81,7 @@ const BEND_RETRY: f64 = 0.5;
 /// placed at once fails and retries together: without a cap every half-second frame was a
 /// spike (city-small, 1,000 agents: p99 66 ms). Moving agents' bends are not counted: they
 /// are urgent.
-const STANDING_BENDS_PER_FRAME: u32 = 24;
+pub(crate) const STANDING_BENDS_PER_FRAME: u32 = 24;
 
 /// An agent that found no yield spot is passed over by the others of its deadlock for this
 /// long, seconds (longer than its own retry, so the next in rank gets a turn).
@@ -1317,7 +1317,13 @@ fn decide_standing(
         };
     }
     if world.standing_bends >= STANDING_BENDS_PER_FRAME {
-        return decision;
+        // Over the frame's budget, it waits as it would while its bend is not due: the wait
+        // may be repeated while the budget stays spent (`resolve/recheck.rs`).
+        return if repeatable {
+            decision.repeatable(world.time, false)
+        } else {
+            decision
+        };
     }
     // The collision to bend around: the detection sweep's, or else the start check's with an
     // agent with nowhere to go (just past the horizon, it blocks the start too, and nothing
