@@ -412,6 +412,27 @@ fn cli_writes_a_level_and_a_scenario_that_load() {
     let loaded = Scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(loaded.agents.len(), 5);
     assert_eq!(loaded.agents[0].desc.position, DVec2::new(1.5, 37.5));
+    // A benchmark crowd gets the jam release unless told otherwise; a random crowd on a mesh
+    // (below) gets the defaults.
+    assert_eq!(loaded.avoidance.jam_release, 2.0);
+    assert_eq!(loaded.avoidance.orca.substeps, 4);
+    sidestep_ok(&[
+        "import",
+        "movingai",
+        "fixtures/import/arena.map",
+        "--scen",
+        "fixtures/import/arena.map.scen",
+        "--agents",
+        "5",
+        "--avoidance",
+        "{}",
+        "-o",
+        scenario.to_str().unwrap(),
+        "--level-out",
+        level.to_str().unwrap(),
+    ]);
+    let loaded = Scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(loaded.avoidance.jam_release, 0.0);
 
     let random = dir.join("simple-20.json");
     sidestep_ok(&[
@@ -429,6 +450,7 @@ fn cli_writes_a_level_and_a_scenario_that_load() {
     ]);
     let loaded = Scenario::load(&random).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(loaded.agents.len(), 20);
+    assert_eq!(loaded.avoidance.jam_release, 0.0);
     assert!(dir.join("simple-20.level.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

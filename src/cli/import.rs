@@ -91,10 +91,19 @@ struct CommonArgs {
     #[arg(long, value_name = "FILE.json")]
     level_out: Option<PathBuf>,
     /// With a scenario: its `avoidance` object (DESIGN §5; overrides of `AvoidanceConfig` by
-    /// field name), e.g. '{"jam_release": 2}'. Checked as a scenario's is.
+    /// field name), e.g. '{"jam_release": 2}'. Checked as a scenario's is. Default: none, but
+    /// for a MovingAI scenario (--scen) the jam release of `MOVINGAI_AVOIDANCE`; '{}' for none.
     #[arg(long, value_name = "JSON", value_parser = parse_avoidance)]
     avoidance: Option<serde_json::Value>,
 }
+
+/// The `avoidance` a MovingAI scenario gets unless `--avoidance` says otherwise: rail agents
+/// stuck 2 s in a jam steer freely (ORCA, 4 substeps) until they are clear of it
+/// (docs/ALGORITHM.md, "Jam release"). The benchmark's crowds are hundreds of agents sent
+/// across maps whose corridors are one agent wide, where the rail rules alone come apart one
+/// agent at a time: den312d's first 500 queries, 83 of 500 arrived in the 200 s the importer
+/// writes; with this, 449 (docs/PERFORMANCE.md, "Real levels", session 49).
+const MOVINGAI_AVOIDANCE: &str = r#"{"jam_release": 2, "orca": {"substeps": 4}}"#;
 
 /// An `avoidance` object: JSON naming fields of `AvoidanceConfig`, each in its range.
 fn parse_avoidance(text: &str) -> Result<serde_json::Value, String> {
@@ -160,7 +169,14 @@ pub fn run(args: ImportArgs) -> Result<(), CliError> {
                             a.common.radius
                         )));
                     }
-                    write_scenario(&a.common, &level, &trips)
+                    let mut common = a.common;
+                    if common.avoidance.is_none() {
+                        common.avoidance = Some(
+                            serde_json::from_str(MOVINGAI_AVOIDANCE)
+                                .map_err(|e| CliError::Internal(e.to_string()))?,
+                        );
+                    }
+                    write_scenario(&common, &level, &trips)
                 }
                 (None, Some(agents)) => write_random(&a.common, level, agents),
                 (None, None) => write_level(&a.common.output, level.source()),
