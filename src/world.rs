@@ -330,6 +330,9 @@ pub struct World {
     pub(crate) detour_searches: u32,
     /// Bends tried by standing agents this frame (they have a per-frame budget).
     pub(crate) standing_bends: u32,
+    /// `standing_bends` at the end of the frame before: the `parallel` build's pass ahead
+    /// guesses from it whether this frame's budget will be spent.
+    pub(crate) standing_bends_before: u32,
     /// Wall obstacles for the free agents' solvers, built with the first free agent.
     pub(crate) obstacles: Option<Arc<crate::steer::ObstacleMap>>,
     pub(crate) steer_scratch: crate::steer::SteerScratch,
@@ -365,6 +368,7 @@ impl World {
             yield_searches: 0,
             detour_searches: 0,
             standing_bends: 0,
+            standing_bends_before: 0,
             obstacles: None,
             steer_scratch: Default::default(),
             #[cfg(feature = "parallel")]
@@ -639,6 +643,7 @@ impl World {
         }
         self.yield_searches = 0;
         self.detour_searches = 0;
+        self.standing_bends_before = self.standing_bends;
         self.standing_bends = 0;
         self.grid_dirty = true;
     }

@@ -41,10 +41,20 @@ impl World {
     /// next bend is due or while the frame's bends are spent), nobody has asked it to make way
     /// since, and the agent it waits on has stood all that time without an order.
     pub(crate) fn repeatable_wait(&self, key: AgentKey) -> Option<AgentKey> {
+        self.repeatable_wait_with(key, self.bend_budget_left())
+    }
+
+    /// [`World::repeatable_wait`] with `budget_left` saying whether the frame's bends are not
+    /// spent (the `parallel` build's pass ahead guesses it before the queries).
+    pub(crate) fn repeatable_wait_with(
+        &self,
+        key: AgentKey,
+        budget_left: bool,
+    ) -> Option<AgentKey> {
         let agent = &self.agents[key];
         let wait = agent.blocked_wait?;
         if self.time >= wait.at + self.config().blocked_recheck
-            || (!wait.queue && self.time >= agent.next_bend_time && self.bend_budget_left())
+            || (!wait.queue && self.time >= agent.next_bend_time && budget_left)
             || agent.make_way_for.is_some()
             || agent.resume_goal.is_some()
         {

@@ -18,7 +18,9 @@
 
 use std::cell::RefCell;
 
-use super::trivial::{detect_fresh, Colliders, Hysteresis, LookedAt, Sweep};
+use super::trivial::{
+    detect_fresh, Colliders, Hysteresis, LookedAt, Sweep, STANDING_BENDS_PER_FRAME,
+};
 use crate::detect::{Collision, MotionPlan, SweepSample};
 use crate::world::{plan_of, start_plan, AgentKey, HotAgent, Phase, World};
 
@@ -257,11 +259,18 @@ impl World {
                 Sweep::ahead(key, rail, plan_of(desc, &motion), 0.0)
             }
             // A standing agent checks its start once the reversal hold since its stop is over,
-            // unless it repeats a wait on an agent standing still (`resolve/recheck.rs`).
+            // unless it repeats a wait on an agent standing still (`resolve/recheck.rs`); one
+            // whose bend is due repeats it if the frame's bends are spent by its turn, which is
+            // guessed from the frame before (a guess: the query sweeps afresh if it is wrong).
             Phase::Standing
                 if agent.wants_to_move()
                     && self.time() - agent.last_stop_time >= self.config().reversal_hold
-                    && self.repeatable_wait(key).is_none() =>
+                    && self
+                        .repeatable_wait_with(
+                            key,
+                            self.standing_bends_before < STANDING_BENDS_PER_FRAME,
+                        )
+                        .is_none() =>
             {
                 let plan = start_plan(desc, motion.s, desc.preferred_speed, 0.0);
                 Sweep::ahead(key, rail, plan, 0.0).with(Hysteresis::resume(self.config()))
