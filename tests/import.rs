@@ -394,19 +394,25 @@ fn cli_writes_a_level_and_a_scenario_that_load() {
 
     let scenario = dir.join("scenarios/arena-5.json");
     std::fs::create_dir_all(scenario.parent().unwrap()).unwrap();
-    sidestep_ok(&[
-        "import",
-        "movingai",
-        "fixtures/import/arena.map",
-        "--scen",
-        "fixtures/import/arena.map.scen",
-        "--agents",
-        "5",
-        "-o",
-        scenario.to_str().unwrap(),
-        "--level-out",
-        level.to_str().unwrap(),
-    ]);
+    // The first five queries of arena.map.scen, with `extra` arguments.
+    let import_arena_5 = |extra: &[&str]| {
+        let mut args = vec![
+            "import",
+            "movingai",
+            "fixtures/import/arena.map",
+            "--scen",
+            "fixtures/import/arena.map.scen",
+            "--agents",
+            "5",
+            "-o",
+            scenario.to_str().unwrap(),
+            "--level-out",
+            level.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        sidestep_ok(&args);
+    };
+    import_arena_5(&[]);
     let text = std::fs::read_to_string(&scenario).unwrap();
     assert!(text.contains("\"level\": \"../arena.json\""), "{text}");
     let loaded = Scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
@@ -416,21 +422,7 @@ fn cli_writes_a_level_and_a_scenario_that_load() {
     // (below) gets the defaults.
     assert_eq!(loaded.avoidance.jam_release, 2.0);
     assert_eq!(loaded.avoidance.orca.substeps, 4);
-    sidestep_ok(&[
-        "import",
-        "movingai",
-        "fixtures/import/arena.map",
-        "--scen",
-        "fixtures/import/arena.map.scen",
-        "--agents",
-        "5",
-        "--avoidance",
-        "{}",
-        "-o",
-        scenario.to_str().unwrap(),
-        "--level-out",
-        level.to_str().unwrap(),
-    ]);
+    import_arena_5(&["--avoidance", "{}"]);
     let loaded = Scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(loaded.avoidance.jam_release, 0.0);
 

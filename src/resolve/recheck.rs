@@ -98,7 +98,8 @@ mod tests {
         queue_of_two_with(crate::AvoidanceConfig::default())
     }
 
-    fn queue_of_two_with(config: crate::AvoidanceConfig) -> (World, AgentKey, AgentKey) {
+    /// An agent standing at (10, 15) on `open-field`, to go 18 m along +x.
+    fn standing_at_10_15(config: crate::AvoidanceConfig) -> (World, AgentKey) {
         let level = crate::level::fixture_level("open-field");
         let mut world = World::new(level, config).unwrap();
         let back = line_agent(
@@ -108,6 +109,11 @@ mod tests {
             &[0.8, 1.4],
             Motion::standing(0.0),
         );
+        (world, back)
+    }
+
+    fn queue_of_two_with(config: crate::AvoidanceConfig) -> (World, AgentKey, AgentKey) {
+        let (mut world, back) = standing_at_10_15(config);
         let front = line_agent(
             &mut world,
             DVec2::new(11.0, 15.0),
@@ -178,15 +184,7 @@ mod tests {
     /// (docs/PERFORMANCE.md, session 49).
     #[test]
     fn a_wait_over_the_spent_bend_budget_is_repeated_while_the_budget_stays_spent() {
-        let level = crate::level::fixture_level("open-field");
-        let mut world = World::new(level, crate::AvoidanceConfig::default()).unwrap();
-        let back = line_agent(
-            &mut world,
-            DVec2::new(10.0, 15.0),
-            DVec2::new(28.0, 15.0),
-            &[0.8, 1.4],
-            Motion::standing(0.0),
-        );
+        let (mut world, back) = standing_at_10_15(crate::AvoidanceConfig::default());
         let stander = line_agent(
             &mut world,
             DVec2::new(11.0, 16.0),
