@@ -287,6 +287,23 @@ fn an_arrived_rail_agent_gives_way_to_a_free_agent_coming_near() {
     ));
 }
 
+/// The committed fixture scenario `name` with `jam_release` (the rest of its avoidance
+/// settings dropped) and, if given, another duration (seconds).
+fn fixture_with_release(name: &str, jam_release: f64, duration: Option<f64>) -> Scenario {
+    let path = format!(
+        "{}/fixtures/scenarios/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    json["avoidance"] = serde_json::json!({ "jam_release": jam_release });
+    if let Some(duration) = duration {
+        json["duration"] = serde_json::json!(duration);
+    }
+    let base = std::path::Path::new(&path).parent();
+    Scenario::from_json(&json.to_string(), name, base).unwrap()
+}
+
 /// The built-in host moves an agent released this frame at the velocity the free agents' solver
 /// gave it this frame: its neighbours counted on its share of the avoidance. The host used to
 /// apply the release after the solver's velocities and stand it still for a frame, and a
@@ -294,16 +311,7 @@ fn an_arrived_rail_agent_gives_way_to_a_free_agent_coming_near() {
 /// release frame).
 #[test]
 fn an_agent_released_this_frame_moves_at_this_frames_velocity() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/scenarios/tradeshow-300.json"
-    );
-    let mut json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    json["avoidance"] = serde_json::json!({ "jam_release": 2.0 });
-    json["duration"] = serde_json::json!(8.0);
-    let base = std::path::Path::new(path).parent();
-    let scenario = Scenario::from_json(&json.to_string(), "tradeshow-300", base).unwrap();
+    let scenario = fixture_with_release("tradeshow-300", 2.0, Some(8.0));
     let mut sim = Simulation::new(&scenario).unwrap();
     let (mut released, mut moved) = (0, 0);
     while !sim.finished() {
@@ -370,15 +378,7 @@ fn the_release_clock_of_an_agent_given_a_new_rail_at_its_goal_starts_with_that_r
 /// arrive.
 #[test]
 fn with_a_release_an_agent_asked_to_step_aside_from_its_goal_does_so() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/scenarios/follow.json"
-    );
-    let mut json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    json["avoidance"] = serde_json::json!({ "jam_release": 3.0 });
-    let base = std::path::Path::new(path).parent();
-    let scenario = Scenario::from_json(&json.to_string(), "follow", base).unwrap();
+    let scenario = fixture_with_release("follow", 3.0, None);
     let mut sim = Simulation::new(&scenario).unwrap();
     while !sim.finished() {
         sim.step();
