@@ -201,6 +201,43 @@ fn a_released_agent_halted_short_of_its_goal_steps_to_its_right() {
     assert!(halted.distance(turned) < 1e-9, "{halted}");
 }
 
+/// A released agent steers by ORCA and, like an ORCA agent by description, aims to pass on its
+/// right an agent it would walk into (`OrcaConfig::pass_right_degrees`): walking east in the
+/// open at an agent standing 2 m ahead on its line, its solver is given its way turned right.
+#[test]
+fn a_released_agent_walking_at_another_passes_it_on_the_right() {
+    let velocity = |pass_right_degrees: f64| {
+        let config = AvoidanceConfig {
+            jam_release: 1.0,
+            orca: OrcaConfig {
+                pass_right_degrees,
+                ..OrcaConfig::default()
+            },
+            ..AvoidanceConfig::default()
+        };
+        let mut world = World::new(level("doorway"), config).unwrap();
+        stander(&mut world, v(10.0, 5.0));
+        let walker = railed(&mut world, v(8.9, 5.0), v(14.0, 5.0));
+        let (order, _) = stand_until_told(&mut world, walker, 5.0).expect("an order");
+        assert!(matches!(order, Order::Release { .. }), "{order:?}");
+        stander(&mut world, v(6.0, 5.0));
+        world.begin_frame(DT);
+        world
+            .set_free_motion(walker, v(4.0, 5.0), v(1.4, 0.0))
+            .unwrap();
+        let mut steers = Vec::new();
+        world.steer_all(DT, &mut steers);
+        steers.iter().find(|s| s.key == walker).unwrap().velocity
+    };
+    let plain = velocity(0.0);
+    let right = velocity(OrcaConfig::default().pass_right_degrees);
+    // The solver was given the preferred velocity turned right: its answer moves (here along
+    // the same leg of the standing agent's cone, faster); a released agent that did not pass
+    // right got the same answer at any angle.
+    assert!(right.distance(plain) > 0.05, "{right} against {plain}");
+    assert!(right.y < 0.0 && plain.y < 0.0, "{right} {plain}");
+}
+
 #[test]
 fn a_new_rail_from_the_host_ends_a_release() {
     let (mut world, walker, blocker, _) = released_at_the_door();

@@ -191,8 +191,8 @@ struct FreeInput {
     /// The preferred velocity its solver is given, m/s: `preferred`, or turned right to pass a
     /// neighbour on its right ([`crate::OrcaConfig::pass_right_degrees`]).
     aimed: DVec2,
-    /// Whether it passes on the right: an ORCA agent by its description (a rail agent released
-    /// from a jam does not: it has its own turn when halted).
+    /// Whether it passes on the right: an ORCA agent by its description, or a rail agent
+    /// released from a jam (steered by ORCA), not a time-to-collision agent.
     passes_right: bool,
     /// How far it has moved since the candidate lists were made, metres.
     moved: f64,
@@ -337,7 +337,7 @@ impl World {
     ///    reached, planning again when it has strayed out of sight of the next one);
     /// 2. neighbours: each free agent's nearest within its solver's neighbour distance (at most
     ///    its maximum count, nearest first, ties by key order), found once for all substeps;
-    ///    an ORCA agent about to meet one of them aims to pass it on the right
+    ///    an ORCA-steered agent about to meet one of them aims to pass it on the right
     ///    ([`crate::OrcaConfig::pass_right_degrees`]);
     /// 3. the solver, `substeps` times (ORCA; once for time-to-collision forces), every agent
     ///    against its neighbours' velocities of the previous substep (rail agents at their
@@ -400,7 +400,9 @@ impl World {
                     wall_range: horizon * max_speed + desc.radius,
                     preferred: DVec2::ZERO,
                     aimed: DVec2::ZERO,
-                    passes_right: desc.locomotion == Locomotion::Orca,
+                    // ORCA agents and rail agents released from a jam, not time-to-collision
+                    // agents (their forces have their own sideways share).
+                    passes_right: desc.locomotion != Locomotion::Ttc,
                     moved: 0.0,
                     clear: 0.0,
                 });
@@ -711,10 +713,11 @@ impl World {
     /// right by [`crate::OrcaConfig::pass_right_degrees`] if walking at it would touch one of
     /// its neighbours (at the neighbour's velocity) within the ORCA time horizon, other than one
     /// crossing its way from the left nearly square (see [`CROSSING_COSINE`]); unchanged for
-    /// time-to-collision agents (their forces have their own sideways share), for rail agents
-    /// released from a jam (on tradeshow-1000 passing right cost arrivals: 1,953 → 1,931 of
-    /// 2,000 over two jittered runs) and for agents with no such neighbour. Needs step 2's
-    /// neighbour lists and rail agents' velocities.
+    /// time-to-collision agents (their forces have their own sideways share) and for agents
+    /// with no such neighbour. Rail agents released from a jam pass right too since session 49
+    /// (den312d-500 as imported, 28 jittered runs: 10,964 → 11,466 of 14,000 arrived;
+    /// docs/ALGORITHM.md, "The velocity-space fallback"). Needs step 2's neighbour lists and
+    /// rail agents' velocities.
     fn aim(&self, f: usize, scratch: &SteerScratch) -> DVec2 {
         let input = &scratch.inputs[f];
         let config = &self.config().orca;
