@@ -266,6 +266,14 @@ impl Agent {
         }
     }
 
+    /// Before its rail is replaced at `now` (world clock, seconds): an agent that had nowhere
+    /// left to go begins to want to go now (`wanting_since`, the jam release's clock).
+    pub(crate) fn before_new_rail(&mut self, now: f64) {
+        if !self.wants_to_move() {
+            self.wanting_since = now;
+        }
+    }
+
     /// Whether it stands with nowhere to go (no rail left to travel, not moving): no speed of
     /// another agent gets past it, only a way around it.
     pub(crate) fn stands_for_good(&self) -> bool {
@@ -533,9 +541,7 @@ impl World {
             agent.free = None;
             agent.stood_since = f64::INFINITY;
         }
-        if !agent.wants_to_move() {
-            agent.wanting_since = self.time;
-        }
+        agent.before_new_rail(self.time);
         agent.rail = Some(rail);
         agent.motion = Motion::standing(0.0);
         agent.invalid_motion = false;

@@ -14,7 +14,15 @@ const DT: f64 = 1.0 / 30.0;
 /// standing in the door with nowhere to go, and the default agent at (6, 5) with a rail through
 /// the door to (14, 5): it can neither pass nor go round.
 fn blocked_door(jam_release: f64) -> (World, AgentKey, AgentKey) {
-    let mut world = world_with_release("doorway", jam_release);
+    blocked_door_with(AvoidanceConfig {
+        jam_release,
+        ..AvoidanceConfig::default()
+    })
+}
+
+/// [`blocked_door`] with the avoidance settings `config`.
+fn blocked_door_with(config: AvoidanceConfig) -> (World, AgentKey, AgentKey) {
+    let mut world = World::new(level("doorway"), config).unwrap();
     let blocker = stander(&mut world, v(10.0, 5.0));
     let walker = railed(&mut world, v(8.9, 5.0), v(14.0, 5.0));
     (world, walker, blocker)
@@ -61,7 +69,15 @@ fn stand_until_told(world: &mut World, walker: AgentKey, seconds: f64) -> Option
 /// [`blocked_door`] with a release time of 1 s, played until the walker's release; and when
 /// (world clock, seconds).
 fn released_at_the_door() -> (World, AgentKey, AgentKey, f64) {
-    let (mut world, walker, blocker) = blocked_door(1.0);
+    released_at_the_door_with(AvoidanceConfig {
+        jam_release: 1.0,
+        ..AvoidanceConfig::default()
+    })
+}
+
+/// [`released_at_the_door`] with the avoidance settings `config` (a release time of 1 s).
+fn released_at_the_door_with(config: AvoidanceConfig) -> (World, AgentKey, AgentKey, f64) {
+    let (mut world, walker, blocker) = blocked_door_with(config);
     let (order, at) = stand_until_told(&mut world, walker, 5.0).expect("an order");
     assert!(matches!(order, Order::Release { .. }), "{order:?}");
     (world, walker, blocker, at)
@@ -215,11 +231,7 @@ fn a_released_agent_walking_at_another_passes_it_on_the_right() {
             },
             ..AvoidanceConfig::default()
         };
-        let mut world = World::new(level("doorway"), config).unwrap();
-        stander(&mut world, v(10.0, 5.0));
-        let walker = railed(&mut world, v(8.9, 5.0), v(14.0, 5.0));
-        let (order, _) = stand_until_told(&mut world, walker, 5.0).expect("an order");
-        assert!(matches!(order, Order::Release { .. }), "{order:?}");
+        let (mut world, walker, _, _) = released_at_the_door_with(config);
         stander(&mut world, v(6.0, 5.0));
         world.begin_frame(DT);
         world

@@ -92,7 +92,7 @@ struct CommonArgs {
     level_out: Option<PathBuf>,
     /// With a scenario: its `avoidance` object (DESIGN §5; overrides of `AvoidanceConfig` by
     /// field name), e.g. '{"jam_release": 2}'. Checked as a scenario's is. Default: none, but
-    /// for a MovingAI scenario (--scen) the jam release of `MOVINGAI_AVOIDANCE`; '{}' for none.
+    /// for a MovingAI scenario (--scen) the jam release of `movingai_avoidance`; '{}' for none.
     #[arg(long, value_name = "JSON", value_parser = parse_avoidance)]
     avoidance: Option<serde_json::Value>,
 }
@@ -103,7 +103,9 @@ struct CommonArgs {
 /// across maps whose corridors are one agent wide, where the rail rules alone come apart one
 /// agent at a time: den312d's first 500 queries, 83 of 500 arrived in the 200 s the importer
 /// writes; with this, 449 (docs/PERFORMANCE.md, "Real levels", session 49).
-const MOVINGAI_AVOIDANCE: &str = r#"{"jam_release": 2, "orca": {"substeps": 4}}"#;
+fn movingai_avoidance() -> serde_json::Value {
+    serde_json::json!({ "jam_release": 2, "orca": { "substeps": 4 } })
+}
 
 /// An `avoidance` object: JSON naming fields of `AvoidanceConfig`, each in its range.
 fn parse_avoidance(text: &str) -> Result<serde_json::Value, String> {
@@ -170,12 +172,7 @@ pub fn run(args: ImportArgs) -> Result<(), CliError> {
                         )));
                     }
                     let mut common = a.common;
-                    if common.avoidance.is_none() {
-                        common.avoidance = Some(
-                            serde_json::from_str(MOVINGAI_AVOIDANCE)
-                                .map_err(|e| CliError::Internal(e.to_string()))?,
-                        );
-                    }
+                    common.avoidance.get_or_insert_with(movingai_avoidance);
                     write_scenario(&common, &level, &trips)
                 }
                 (None, Some(agents)) => write_random(&a.common, level, agents),

@@ -74,6 +74,13 @@ impl World {
     pub(crate) fn bend_budget_left(&self) -> bool {
         self.standing_bends < STANDING_BENDS_PER_FRAME
     }
+
+    /// Whether the frame before ended with bends left: the `parallel` build's pass ahead guesses
+    /// [`World::bend_budget_left`] from it before this frame's queries.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    pub(crate) fn bend_budget_left_before(&self) -> bool {
+        self.standing_bends_before < STANDING_BENDS_PER_FRAME
+    }
 }
 
 impl Decision {

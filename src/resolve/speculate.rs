@@ -18,9 +18,7 @@
 
 use std::cell::RefCell;
 
-use super::trivial::{
-    detect_fresh, Colliders, Hysteresis, LookedAt, Sweep, STANDING_BENDS_PER_FRAME,
-};
+use super::trivial::{detect_fresh, Colliders, Hysteresis, LookedAt, Sweep};
 use crate::detect::{Collision, MotionPlan, SweepSample};
 use crate::world::{plan_of, start_plan, AgentKey, HotAgent, Phase, World};
 
@@ -266,10 +264,7 @@ impl World {
                 if agent.wants_to_move()
                     && self.time() - agent.last_stop_time >= self.config().reversal_hold
                     && self
-                        .repeatable_wait_with(
-                            key,
-                            self.standing_bends_before < STANDING_BENDS_PER_FRAME,
-                        )
+                        .repeatable_wait_with(key, self.bend_budget_left_before())
                         .is_none() =>
             {
                 let plan = start_plan(desc, motion.s, desc.preferred_speed, 0.0);

@@ -449,9 +449,7 @@ impl World {
                 agent.motion.phase = Phase::Starting { elapsed: 0.0 };
             }
             Order::Reroute { rail, reroute } => {
-                if !agent.wants_to_move() {
-                    agent.wanting_since = now;
-                }
+                agent.before_new_rail(now);
                 agent.rail = Some(rail.clone());
                 // The memo was of bends of the old rail.
                 agent.bend_memo = None;
@@ -1308,17 +1306,10 @@ fn decide_standing(
     // Blocked by one standing still: this wait may be repeated for a while without the sweeps
     // (`resolve/recheck.rs`).
     let repeatable = !world.agents[blocker].plan.moves() && !far_start_swept;
-    // Not yet time to try again, or the frame's bends are used up (it tries on the next one).
-    if world.time < agent.next_bend_time {
-        return if repeatable {
-            decision.repeatable(world.time, false)
-        } else {
-            decision
-        };
-    }
-    if world.standing_bends >= STANDING_BENDS_PER_FRAME {
-        // Over the frame's budget, it waits as it would while its bend is not due: the wait
-        // may be repeated while the budget stays spent (`resolve/recheck.rs`).
+    // Not yet time to try again, or the frame's bends are used up (it tries on the next one):
+    // the wait may be repeated until the bend is due and the frame has bends left
+    // (`resolve/recheck.rs`).
+    if world.time < agent.next_bend_time || !world.bend_budget_left() {
         return if repeatable {
             decision.repeatable(world.time, false)
         } else {
