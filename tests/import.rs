@@ -421,10 +421,12 @@ fn cli_writes_a_level_and_a_scenario_that_load() {
     // A benchmark crowd gets the jam release unless told otherwise; a random crowd on a mesh
     // (below) gets the defaults.
     assert_eq!(loaded.avoidance.jam_release, 2.0);
+    assert_eq!(loaded.avoidance.release_turn_degrees, 60.0);
     assert_eq!(loaded.avoidance.orca.substeps, 4);
     import_arena_5(&["--avoidance", "{}"]);
     let loaded = Scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(loaded.avoidance.jam_release, 0.0);
+    assert_eq!(loaded.avoidance.release_turn_degrees, 30.0);
 
     let random = dir.join("simple-20.json");
     sidestep_ok(&[

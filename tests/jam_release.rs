@@ -194,26 +194,48 @@ fn a_release_time_out_of_range_is_refused_by_name() {
         ..AvoidanceConfig::default()
     };
     assert_eq!(on.validate(), Ok(()));
+    for bad in [-1.0, 91.0, f64::NAN] {
+        let config = AvoidanceConfig {
+            release_turn_degrees: bad,
+            ..AvoidanceConfig::default()
+        };
+        let message = config.validate().unwrap_err();
+        assert!(
+            message.contains("avoidance.release_turn_degrees"),
+            "{message}"
+        );
+    }
+}
+
+/// The preferred velocity `walker`'s solver gets in the next frame, at (8.9, 5) with `velocity`.
+fn preferred_after(world: &mut World, walker: AgentKey, velocity: DVec2) -> DVec2 {
+    world.begin_frame(DT);
+    world
+        .set_free_motion(walker, v(8.9, 5.0), velocity)
+        .unwrap();
+    let mut steers = Vec::new();
+    world.steer_all(DT, &mut steers);
+    steers.iter().find(|s| s.key == walker).unwrap().preferred
 }
 
 #[test]
 fn a_released_agent_halted_short_of_its_goal_steps_to_its_right() {
     let (mut world, walker, _, _) = released_at_the_door();
-    let preferred_after = |world: &mut World, velocity: DVec2| {
-        world.begin_frame(DT);
-        world
-            .set_free_motion(walker, v(8.9, 5.0), velocity)
-            .unwrap();
-        let mut steers = Vec::new();
-        world.steer_all(DT, &mut steers);
-        steers.iter().find(|s| s.key == walker).unwrap().preferred
-    };
     // Walking: straight for the door (its goal due east), at the preferred speed.
-    let walking = preferred_after(&mut world, v(1.4, 0.0));
+    let walking = preferred_after(&mut world, walker, v(1.4, 0.0));
     assert!(walking.distance(v(1.4, 0.0)) < 1e-9, "{walking}");
     // Halted (the blocker in the door): the same turned 30° clockwise, to its right.
-    let halted = preferred_after(&mut world, DVec2::ZERO);
+    let halted = preferred_after(&mut world, walker, DVec2::ZERO);
     let turned = DVec2::from_angle(-30f64.to_radians()).rotate(v(1.4, 0.0));
+    assert!(halted.distance(turned) < 1e-9, "{halted}");
+    // As far as `release_turn_degrees` says.
+    let (mut world, walker, _, _) = released_at_the_door_with(AvoidanceConfig {
+        jam_release: 1.0,
+        release_turn_degrees: 60.0,
+        ..AvoidanceConfig::default()
+    });
+    let halted = preferred_after(&mut world, walker, DVec2::ZERO);
+    let turned = DVec2::from_angle(-60f64.to_radians()).rotate(v(1.4, 0.0));
     assert!(halted.distance(turned) < 1e-9, "{halted}");
 }
 

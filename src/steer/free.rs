@@ -45,11 +45,9 @@ const CANDIDATE_SKIN: f64 = 0.3;
 const KEEP_RIGHT_RADII: f64 = 2.0;
 
 /// A released agent ([`FreeState::released_at`]) whose velocity is under this fraction of the
-/// speed it wants is halted: its preferred velocity turns right by [`STUCK_TURN_DEGREES`].
+/// speed it wants is halted: its preferred velocity turns right by
+/// [`crate::AvoidanceConfig::release_turn_degrees`].
 const STUCK_SPEED_FRACTION: f64 = 0.1;
-
-/// How far a halted released agent's preferred velocity turns right, degrees.
-const STUCK_TURN_DEGREES: f64 = 30.0;
 
 /// Passing on the right ([`crate::OrcaConfig::pass_right_degrees`]) leaves out a neighbour
 /// crossing the agent's way from its left within 15° of square: the cosine of the angle
@@ -684,6 +682,7 @@ impl World {
                 self.set_corners(key, &path);
             }
         }
+        let turn = self.config().release_turn_degrees;
         let free = self.agents[key].free.as_mut().expect("free");
         free.next = next;
         let to = free.corners[next] - position;
@@ -699,12 +698,12 @@ impl World {
             DVec2::ZERO
         };
         // A rail agent released from a jam that the solver has brought to a halt short of its
-        // goal steps to its right: released face to face on an aisle's axis, two agents'
-        // half-planes are exact mirrors and ORCA holds both at zero for good.
+        // goal steps to its right (`AvoidanceConfig::release_turn_degrees`): released face to
+        // face on an aisle's axis, two agents' half-planes are exact mirrors and ORCA holds both
+        // at zero for good.
         let halted = free.velocity.length() < STUCK_SPEED_FRACTION * wanted;
         if free.released_at.is_some() && halted && wanted > 0.0 {
-            free.preferred =
-                DVec2::from_angle(-STUCK_TURN_DEGREES.to_radians()).rotate(free.preferred);
+            free.preferred = DVec2::from_angle(-turn.to_radians()).rotate(free.preferred);
         }
         free.preferred
     }
