@@ -58,6 +58,7 @@ import json
 import math
 import os
 import random
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -184,6 +185,9 @@ def lines(out, radii_apart):
                     write(scenario, os.path.join(out, name + ".json"))
 
 
+PLACEMENT_TRIES = 20000
+
+
 def passage(out, counts, seeds):
     level_path = os.path.join(ROOT, "fixtures/levels/rooms-passage.json")
     for count in counts:
@@ -192,12 +196,20 @@ def passage(out, counts, seeds):
             taken = []
 
             def pick(south):
-                while True:
+                # Random points 1 m apart fill a room's 95 m² to about 70 (random sequential
+                # packing stops near 0.55 of the plane covered by their 0.5 m discs): each room
+                # holds half the starts and half the goals, so 80 agents do not fit.
+                for _ in range(PLACEMENT_TRIES):
                     p = [rng.uniform(0.6, 11.4),
                          rng.uniform(0.6, 9.4) if south else rng.uniform(14.6, 23.4)]
                     if all(math.dist(p, q) > 1.0 for q in taken):
                         taken.append(p)
                         return p
+                room = "south" if south else "north"
+                sys.exit(f"passage: no free spot 1 m from the {len(taken)} spots placed (both rooms) for {count} agents "
+                         f"(seed {seed}) in the {room} room after {PLACEMENT_TRIES} tries; "
+                         f"use fewer agents (a room takes one spot per agent, a start or a goal; "
+                         f"about 70 fit in a room)")
 
             agents = []
             for i in range(count):

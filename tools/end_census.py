@@ -7,7 +7,9 @@
 Prints the states of the trace's last frame (docs/FORMAT.md, "Trace format"), the agents that
 end further than their radius from their scenario goal, how many of those never left the
 `waiting`/`idle` states, and how far they got: the share of the straight distance from start to
-goal they covered, by tenths (negative: further from the goal than they started). With --map (a
+goal they covered, by tenths (negative: further from the goal than they started), and how many of
+them had been within their radius of it at some frame (arrived, then gave way: `reached` counts
+the last frame only, DESIGN §6) with how far they end from it. With --map (a
 MovingAI `.map`, imported with the default 1 m cells), also the map with each agent's last cell
 marked: `o` at its goal, `w` waiting, `m` any other state, `#` more than one agent.
 
@@ -32,16 +34,22 @@ def main():
         agents = json.load(f)["agents"]
     last = {}
     moved = set()
+    been_there = set()
     with open(args.trace) as f:
         for row in csv.DictReader(f):
             i = int(row["agent"])
             last[i] = row
             if row["state"] not in ("waiting", "idle"):
                 moved.add(i)
+            goal = agents[i].get("goal")
+            if goal is not None and i not in been_there:
+                left = math.hypot(goal[0] - float(row["x"]), goal[1] - float(row["y"]))
+                if left <= agents[i].get("radius", 0.4):
+                    been_there.add(i)
 
     states = Counter(row["state"] for row in last.values())
     print("states at the end:", dict(sorted(states.items())))
-    away, never, covered = [], 0, Counter()
+    away, never, covered, pushed_off = [], 0, Counter(), []
     marks = {}
     for i, row in sorted(last.items()):
         a = agents[i]
@@ -59,10 +67,17 @@ def main():
         away.append(i)
         if i not in moved:
             never += 1
+        if i in been_there:
+            pushed_off.append(left)
         straight = math.hypot(goal[0] - start[0], goal[1] - start[1])
         covered[math.floor(10 * (1 - left / straight)) if straight > 0 else 0] += 1
     print(f"away from their goals: {len(away)}, of which never moved: {never}")
     print("share of the straight distance covered, by tenths:", dict(sorted(covered.items())))
+    print(
+        f"of those, at their goal at some frame and pushed off it: {len(pushed_off)}, ending",
+        ", ".join(f"{d:.2f}" for d in sorted(pushed_off)) or "-",
+        "m from it",
+    )
 
     if args.map:
         with open(args.map) as f:
