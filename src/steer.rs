@@ -2,6 +2,7 @@
 //! free-steering characters): ORCA half-planes solved as a 2D linear program, and
 //! time-to-collision forces.
 
+mod exits;
 mod free;
 mod linear_program;
 mod neighbours;

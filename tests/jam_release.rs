@@ -205,6 +205,21 @@ fn a_release_time_out_of_range_is_refused_by_name() {
             "{message}"
         );
     }
+    for bad in [-0.5, 20.5, f64::NAN, f64::INFINITY] {
+        let config = AvoidanceConfig {
+            exit_right_of_way: bad,
+            ..AvoidanceConfig::default()
+        };
+        let message = config.validate().unwrap_err();
+        assert!(message.contains("avoidance.exit_right_of_way"), "{message}");
+    }
+    for good in [0.0, 4.0, 20.0] {
+        let config = AvoidanceConfig {
+            exit_right_of_way: good,
+            ..AvoidanceConfig::default()
+        };
+        assert_eq!(config.validate(), Ok(()));
+    }
 }
 
 /// The preferred velocity `walker`'s solver gets in the next frame, at (8.9, 5) with `velocity`.

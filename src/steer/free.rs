@@ -4,6 +4,7 @@
 
 use glam::DVec2;
 
+use super::exits;
 use super::neighbours::{nearest_among, nearest_among_sorted, NeighbourGrid, SortedCandidates};
 use super::orca::{orca_velocity_of, ObstacleMap, OrcaAgent, OrcaNeighbour, OrcaScratch};
 use super::ttc::{time_to_collision, ttc_velocity, TtcAgent, TtcNeighbour};
@@ -87,6 +88,10 @@ pub(crate) struct FreeState {
     pub released_at: Option<f64>,
     /// A released agent tries to rejoin a rail no sooner than this (world clock, seconds).
     pub next_rejoin: f64,
+    /// A released agent's narrow stretches along `corners` (entry, exit), for its right of way
+    /// out of them (`steer/exits.rs`); empty for other free agents and with
+    /// [`crate::AvoidanceConfig::exit_right_of_way`] 0.
+    pub narrow_stretches: Vec<[DVec2; 2]>,
 }
 
 /// A new velocity for a free agent (the answer of [`World::steer_all`]).
@@ -167,6 +172,10 @@ struct Body {
     velocity_next: DVec2,
     radius: f64,
     priority: i32,
+    /// A released agent in a narrow stretch of its way or just out of one
+    /// ([`crate::AvoidanceConfig::exit_right_of_way`]): among equal priorities, it has the right
+    /// of way.
+    exiting: bool,
     /// The solvers' id (see `id_of`).
     id: u32,
     /// Whether the agent steers freely.
@@ -252,12 +261,18 @@ impl World {
     /// each corner where the path turns left around a wall vertex moves `KEEP_RIGHT_RADII`
     /// radii (else half that) farther from the vertex, along the line from it, if the mesh
     /// leaves room there (no wall within a radius of the new point, and the straight ways from
-    /// the corner before and to the corner after on the mesh); otherwise it stays.
+    /// the corner before and to the corner after on the mesh); otherwise it stays. A released
+    /// agent also gets the path's narrow stretches, for its right of way out of them
+    /// ([`AvoidanceConfig::exit_right_of_way`]).
     fn set_corners(&mut self, key: AgentKey, path: &Path) {
         let agent = &mut self.agents[key];
         let radius = agent.desc.radius;
-        let mut corners = std::mem::take(&mut agent.free.as_mut().expect("free").corners);
+        let free = agent.free.as_mut().expect("free");
+        let released = free.released_at.is_some();
+        let mut corners = std::mem::take(&mut free.corners);
+        let mut stretches = std::mem::take(&mut free.narrow_stretches);
         corners.clear();
+        stretches.clear();
         corners.extend(path.corners.iter().map(|c| c.position));
         let mesh = self.level().navmesh();
         let obstacles = self
@@ -285,7 +300,12 @@ impl World {
                 }
             }
         }
-        self.agents[key].free.as_mut().expect("free").corners = corners;
+        if self.config().exit_right_of_way > 0.0 && released {
+            exits::narrow_stretches(mesh, &corners, radius, &mut stretches);
+        }
+        let free = self.agents[key].free.as_mut().expect("free");
+        free.corners = corners;
+        free.narrow_stretches = stretches;
     }
 
     /// Forget a free agent's goal: it stands (preferred velocity zero) but still gives way.
@@ -297,6 +317,7 @@ impl World {
             .expect("checked free");
         free.goal = None;
         free.corners.clear();
+        free.narrow_stretches.clear();
         free.next = 0;
         Ok(())
     }
@@ -362,6 +383,7 @@ impl World {
         scratch.free_agents.clear();
         scratch.inputs.clear();
         let mut longest = 0.0_f64;
+        let exit_after = config.exit_right_of_way;
         for (key, agent) in &self.agents {
             let dense = scratch.keys.len() as u32;
             let desc = agent.desc();
@@ -374,6 +396,15 @@ impl World {
                 velocity_next: DVec2::NAN,
                 radius: desc.radius,
                 priority: desc.priority,
+                exiting: agent.free.as_ref().is_some_and(|free| {
+                    exit_after > 0.0
+                        && exits::in_or_just_out(
+                            &free.narrow_stretches,
+                            position,
+                            desc.radius,
+                            exit_after,
+                        )
+                }),
                 id: id_of(key),
                 free: agent.free.is_some(),
             });
@@ -778,7 +809,7 @@ impl World {
         // A free neighbour shares the avoidance by priority; a rail agent leaves it all to us.
         let responsibility_of = |other: &Body| {
             if other.free {
-                responsibility(me.priority, other.priority)
+                responsibility((me.priority, me.exiting), (other.priority, other.exiting))
             } else {
                 1.0
             }
@@ -918,10 +949,10 @@ fn neighbour_limits(config: &AvoidanceConfig, desc: &AgentDesc) -> (f64, usize) 
     }
 }
 
-/// The share of the avoidance an agent of priority `mine` takes against a free agent of
-/// priority `theirs`: half each (ORCA's reciprocity) when equal; the lower priority takes
-/// three quarters, the higher one quarter.
-fn responsibility(mine: i32, theirs: i32) -> f64 {
+/// The share of the avoidance an agent takes against a free agent, from their priorities and
+/// then whether each has the right of way out of a narrow stretch (`steer/exits.rs`): half
+/// each (ORCA's reciprocity) when equal; the lower takes three quarters, the higher one quarter.
+fn responsibility(mine: (i32, bool), theirs: (i32, bool)) -> f64 {
     match mine.cmp(&theirs) {
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Less => 0.75,
@@ -997,6 +1028,61 @@ mod tests {
             }
             assert_eq!(kept[k], corner.position);
         }
+    }
+
+    /// Two released agents by a corridor 3 m wide (x 3.5–6.5, y 10–14) between two rooms: one
+    /// in it walking north (released 3 m from its exit), one in the north room about to go in
+    /// southward. With `exit_after`
+    /// metres of right of way, their `exiting` flags after one steering step.
+    fn exiting_flags(exit_after: f64) -> (bool, bool) {
+        let level = Level::from_json(
+            r#"{"name": "rooms", "boundary": [[0, 0], [10, 0], [10, 10], [6.5, 10],
+                [6.5, 14], [10, 14], [10, 24], [0, 24], [0, 14], [3.5, 14], [3.5, 10], [0, 10]],
+                "holes": []}"#,
+            "test",
+        )
+        .expect("valid test level");
+        let config = AvoidanceConfig {
+            jam_release: 2.0,
+            exit_right_of_way: exit_after,
+            ..AvoidanceConfig::default()
+        };
+        let mut world = World::new(Arc::new(level), config).expect("valid config");
+        let mut released = |from: DVec2, to: DVec2| {
+            let key = world
+                .add_agent(AgentDesc {
+                    position: from,
+                    locomotion: Locomotion::Orca,
+                    ..AgentDesc::default()
+                })
+                .expect("on the mesh");
+            world.agents[key].free.as_mut().expect("free").released_at = Some(0.0);
+            world.set_goal(key, to).expect("reachable");
+            key
+        };
+        let coming_out = released(DVec2::new(5.0, 11.0), DVec2::new(5.0, 22.0));
+        let going_in = released(DVec2::new(5.2, 15.5), DVec2::new(5.0, 2.0));
+        world.begin_frame(1.0 / 30.0);
+        let mut steers = Vec::new();
+        world.steer_all(1.0 / 30.0, &mut steers);
+        let flag = |key: AgentKey| {
+            let scratch = &world.steer_scratch;
+            let i = scratch.keys.iter().position(|&k| k == key).expect("listed");
+            scratch.bodies[i].exiting
+        };
+        (flag(coming_out), flag(going_in))
+    }
+
+    #[test]
+    fn a_released_agent_coming_out_of_a_corridor_has_the_right_of_way() {
+        assert_eq!(exiting_flags(4.0), (true, false));
+        assert_eq!(exiting_flags(0.0), (false, false), "0 turns it off");
+        // The shares: the one with the right of way takes a quarter, the other three quarters;
+        // priorities decide before it.
+        assert_eq!(responsibility((0, true), (0, false)), 0.25);
+        assert_eq!(responsibility((0, false), (0, true)), 0.75);
+        assert_eq!(responsibility((0, true), (0, true)), 0.5);
+        assert_eq!(responsibility((0, true), (1, false)), 0.75);
     }
 
     #[test]

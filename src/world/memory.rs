@@ -47,6 +47,7 @@ impl World {
             if let Some(free) = &agent.free {
                 bytes += size_of::<crate::steer::FreeState>();
                 bytes += free.corners.capacity() * size_of::<glam::DVec2>();
+                bytes += free.narrow_stretches.capacity() * size_of::<[glam::DVec2; 2]>();
             }
         }
         bytes += self.dense.capacity() * size_of::<AgentKey>();
