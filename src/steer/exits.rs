@@ -88,21 +88,22 @@ pub(crate) fn in_or_just_out(
     })
 }
 
+/// Two 10 × 10 m rooms joined by a corridor 3 m wide and 4 m long (x 3.5–6.5, y 10–14), for
+/// tests here and in `free.rs`.
+#[cfg(test)]
+pub(crate) fn rooms_and_corridor() -> crate::level::Level {
+    crate::level::Level::from_json(
+        r#"{"name": "rooms", "boundary": [[0, 0], [10, 0], [10, 10], [6.5, 10], [6.5, 14],
+            [10, 14], [10, 24], [0, 24], [0, 14], [3.5, 14], [3.5, 10], [0, 10]],
+            "holes": []}"#,
+        "test",
+    )
+    .expect("valid test level")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::Level;
-
-    /// Two 10 × 10 m rooms joined by a corridor 3 m wide and 4 m long (x 3.5–6.5, y 10–14).
-    fn rooms_and_corridor() -> Level {
-        Level::from_json(
-            r#"{"name": "rooms", "boundary": [[0, 0], [10, 0], [10, 10], [6.5, 10], [6.5, 14],
-                [10, 14], [10, 24], [0, 24], [0, 14], [3.5, 14], [3.5, 10], [0, 10]],
-                "holes": []}"#,
-            "test",
-        )
-        .expect("valid test level")
-    }
 
     #[test]
     fn a_path_through_a_corridor_has_one_stretch_across_it() {

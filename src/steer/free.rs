@@ -972,15 +972,20 @@ mod tests {
         World::new(Arc::new(level), AvoidanceConfig::default()).expect("default config")
     }
 
-    /// The free agent's corners, and the planned path's (corner, vertex, turn) for comparison.
-    fn corners(world: &mut World, from: DVec2, to: DVec2) -> (Vec<DVec2>, Path) {
-        let key = world
+    /// A default ORCA agent at `from`.
+    fn orca_agent(world: &mut World, from: DVec2) -> AgentKey {
+        world
             .add_agent(AgentDesc {
                 position: from,
                 locomotion: Locomotion::Orca,
                 ..AgentDesc::default()
             })
-            .expect("on the mesh");
+            .expect("on the mesh")
+    }
+
+    /// The free agent's corners, and the planned path's (corner, vertex, turn) for comparison.
+    fn corners(world: &mut World, from: DVec2, to: DVec2) -> (Vec<DVec2>, Path) {
+        let key = orca_agent(world, from);
         world.set_goal(key, to).expect("reachable");
         let path = world
             .level()
@@ -1035,13 +1040,7 @@ mod tests {
     /// southward. With `exit_after`
     /// metres of right of way, their `exiting` flags after one steering step.
     fn exiting_flags(exit_after: f64) -> (bool, bool) {
-        let level = Level::from_json(
-            r#"{"name": "rooms", "boundary": [[0, 0], [10, 0], [10, 10], [6.5, 10],
-                [6.5, 14], [10, 14], [10, 24], [0, 24], [0, 14], [3.5, 14], [3.5, 10], [0, 10]],
-                "holes": []}"#,
-            "test",
-        )
-        .expect("valid test level");
+        let level = exits::rooms_and_corridor();
         let config = AvoidanceConfig {
             jam_release: 2.0,
             exit_right_of_way: exit_after,
@@ -1049,13 +1048,7 @@ mod tests {
         };
         let mut world = World::new(Arc::new(level), config).expect("valid config");
         let mut released = |from: DVec2, to: DVec2| {
-            let key = world
-                .add_agent(AgentDesc {
-                    position: from,
-                    locomotion: Locomotion::Orca,
-                    ..AgentDesc::default()
-                })
-                .expect("on the mesh");
+            let key = orca_agent(&mut world, from);
             world.agents[key].free.as_mut().expect("free").released_at = Some(0.0);
             world.set_goal(key, to).expect("reachable");
             key
