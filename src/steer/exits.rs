@@ -1,6 +1,6 @@
 //! Right of way out of narrow stretches: a released agent inside a narrow stretch of its corner
-//! path, or just out of one, takes the smaller share of the avoidance against released agents
-//! that are not ([`crate::AvoidanceConfig::exit_right_of_way`]).
+//! path, or just out of one, takes the smaller share of the avoidance against free agents that
+//! are not ([`crate::AvoidanceConfig::exit_right_of_way`]).
 //!
 //! In a corridor that carries both ways, the crowd takes it in turns by itself: a file going
 //! one way fills it while the other side waits at the far mouth. ORCA gives the agents coming
@@ -17,7 +17,7 @@ use crate::level::NavMesh;
 /// A stretch of a corner path is narrow where the mesh across it (square to the path, each side
 /// up to this many radii) and twice its wall distance are both under this many agent radii: the
 /// width the rails' lanes take for a two-way corridor (`rail/lane.rs`).
-pub(crate) const NARROW_WIDTH_RADII: f64 = 9.0;
+const NARROW_WIDTH_RADII: f64 = 9.0;
 
 /// The path is sampled this often, metres.
 const SAMPLE_STEP: f64 = 0.5;

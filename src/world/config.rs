@@ -110,8 +110,9 @@ pub struct AvoidanceConfig {
     /// How far past the exit of a narrow stretch of its way (a corridor or passage narrower
     /// than nine of its radii and at least 1.5 m long) an agent released from a jam keeps the
     /// right of way, metres: inside such a stretch, or out of it by at most this much along it,
-    /// it takes a quarter of the avoidance against released agents that are not (they take
-    /// three quarters; between agents of different priorities the priorities decide first).
+    /// it takes a quarter of the avoidance against free agents that are not (they take three
+    /// quarters, ORCA agents by description too, which never have it; between agents of
+    /// different priorities the priorities decide first).
     /// ORCA's equal shares let agents waiting to go into a corridor stand their ground in its
     /// mouth, and the file coming out crawled: on den312d-500 it let 84.3 → 87.9 % arrive over
     /// 32 jittered runs at 4 m (docs/ALGORITHM.md, "Jam release", rule 5). Range [0, 20];
