@@ -185,6 +185,7 @@ def lines(out, radii_apart):
                     write(scenario, os.path.join(out, name + ".json"))
 
 
+# Random spots `passage` tries for one start or goal before it gives up with a message.
 PLACEMENT_TRIES = 20000
 
 
