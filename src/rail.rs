@@ -11,6 +11,7 @@ mod validate;
 
 pub use cursor::RailCursor;
 pub use error::RailError;
+pub(crate) use lane::CORRIDOR_RADII;
 pub use segment::RailSegment;
 pub(crate) use smooth::{around_circles, tangent_piece, KeepOut};
 pub use smooth::{smooth_path, PlanError};

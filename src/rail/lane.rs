@@ -21,8 +21,10 @@ use super::{Rail, RailSegment};
 use crate::level::{NavMesh, PathOptions};
 
 /// A straight part counts as in a corridor when the mesh across it is narrower than this many
-/// agent radii everywhere along it: four agents abreast with their margins, and a little.
-const CORRIDOR_RADII: f64 = 9.0;
+/// agent radii everywhere along it: four agents abreast with their margins, and a little. The
+/// same width makes a short passage (`world/narrows.rs`) and a free agent's narrow stretch
+/// (`steer/exits.rs`).
+pub(crate) const CORRIDOR_RADII: f64 = 9.0;
 
 /// Length of each S-curve into and out of the lane, in multiples of its move: a lateral slope
 /// of at most 1.5 / 3 (about 27°). Four (21°) until session 37: with lanes measured at each

@@ -13,11 +13,7 @@
 use glam::DVec2;
 
 use crate::level::NavMesh;
-
-/// A stretch of a corner path is narrow where the mesh across it (square to the path, each side
-/// up to this many radii) and twice its wall distance are both under this many agent radii: the
-/// width the rails' lanes take for a two-way corridor (`rail/lane.rs`).
-const NARROW_WIDTH_RADII: f64 = 9.0;
+use crate::rail::CORRIDOR_RADII;
 
 /// The path is sampled this often, metres.
 const SAMPLE_STEP: f64 = 0.5;
@@ -42,7 +38,9 @@ pub(crate) fn narrow_stretches(
     out: &mut Vec<[DVec2; 2]>,
 ) {
     out.clear();
-    let limit = NARROW_WIDTH_RADII * radius;
+    // Narrow where the mesh across the path (each side counted up to the limit) and twice the
+    // wall distance are both under the width the rails' lanes take for a two-way corridor.
+    let limit = CORRIDOR_RADII * radius;
     let mut run: Option<[DVec2; 2]> = None;
     for leg in corners.windows(2) {
         let (a, b) = (leg[0], leg[1]);

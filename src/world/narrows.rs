@@ -12,7 +12,7 @@ const NARROW_STEP: f64 = 0.25;
 /// A short passage is narrower than this many agent radii across the rail: as a corridor is
 /// for the planner's lanes (`rail/lane.rs`), four agents abreast with their margins, and a
 /// little.
-const PASSAGE_WIDTH_RADII: f64 = 9.0;
+const PASSAGE_WIDTH_RADII: f64 = crate::rail::CORRIDOR_RADII;
 
 /// A short passage is at least this many radii long: a narrower run shorter than that is a gap
 /// between two corners, passed at once.
